@@ -1,0 +1,206 @@
+// Package commands is aw's cobra tree: one file per tool noun, each verb a
+// thin RunE that fills an engine request from flags and hands it to the
+// dispatch table. No policy and no file I/O live here; the one place that
+// maps an envelope to an exit code is exitCode.
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/output"
+)
+
+// Version is set at build time (-ldflags "-X .../commands.Version=v1.2.3").
+var Version = "dev"
+
+// Exit codes (SPEC §3.5).
+const (
+	ExitOK      = 0
+	ExitFailed  = 1
+	ExitUsage   = 2
+	ExitPending = 3
+)
+
+// IO is the process's streams and environment; tests pass their own.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+	Dir    string // working directory
+	// Terminal reports whether the stream is a terminal (stdin, stdout, stderr).
+	Terminal func(f any) bool
+}
+
+// OSIO returns the real process streams.
+func OSIO() IO {
+	wd, _ := os.Getwd()
+	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Dir: wd,
+		Terminal: func(f any) bool {
+			file, ok := f.(*os.File)
+			return ok && term.IsTerminal(int(file.Fd()))
+		}}
+}
+
+// app is one invocation: global flags, streams, and the envelope it produced.
+type app struct {
+	io       IO
+	root     string
+	scope    string
+	tier     string
+	format   string
+	pretty   bool
+	result   *envelope.Envelope
+	exitCode int
+}
+
+// Main runs aw with args and returns the process exit code.
+func Main(args []string) int { return Run(context.Background(), OSIO(), args) }
+
+// Run is Main with explicit streams.
+func Run(ctx context.Context, stdio IO, args []string) int {
+	a := &app{io: stdio}
+	root := a.newRoot()
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil {
+		// cobra's own errors: unknown command or flag, wrong argument count.
+		op := operationOf(cmd)
+		env := envelope.Fail(op, usageError(err, cmd))
+		a.emit(env)
+		return ExitUsage
+	}
+	if a.result == nil {
+		return a.exitCode
+	}
+	return exitCode(*a.result)
+}
+
+// exitCode is the one mapping from an envelope to an exit code.
+func exitCode(env envelope.Envelope) int {
+	switch {
+	case env.OK && env.Pending():
+		return ExitPending
+	case env.OK:
+		return ExitOK
+	case env.Error != nil && env.Error.Code == envelope.InvalidInput:
+		return ExitUsage
+	default:
+		return ExitFailed
+	}
+}
+
+func (a *app) newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "aw",
+		Short: "The agentic workspace: a bounded, recoverable place for an AI agent to work",
+		Long: `aw gives an AI agent a bounded, recoverable workspace and gives the human
+who supervises it the final say. Every call prints one agentic-workspace/v1
+JSON envelope (a table on a terminal) and exits 0 (ok), 1 (failed: see
+error.code), 2 (usage) or 3 (staged for approval).`,
+		Version:           Version,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		DisableAutoGenTag: true,
+	}
+	root.SetVersionTemplate("aw {{.Version}}\n")
+	f := root.PersistentFlags()
+	f.StringVar(&a.root, "root", "", "workspace root (default: $AW_ROOT, else the nearest ancestor holding .agentic/ or .git, else the working directory)")
+	f.StringVar(&a.scope, "scope", "", "narrow the jail to this sub-directory of the root")
+	f.StringVar(&a.tier, "tier", "exec", "cap what the call may do: read, write or exec")
+	f.StringVarP(&a.format, "output", "o", "", "json or table (default: table on a terminal, json otherwise)")
+	f.BoolVar(&a.pretty, "pretty", false, "indent JSON output")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usage{err} })
+	root.AddGroup(&cobra.Group{ID: "tools", Title: "Agent tools:"}, &cobra.Group{ID: "human", Title: "Human and setup:"})
+	root.SetHelpCommandGroupID("human")
+	root.SetCompletionCommandGroupID("human")
+	for _, c := range []*cobra.Command{a.inspectCmd(), a.notesCmd()} {
+		c.GroupID = "tools"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{a.callCmd(), a.configCmd(), a.initCmd(), a.versionCmd()} {
+		c.GroupID = "human"
+		root.AddCommand(c)
+	}
+	return root
+}
+
+type usage struct{ error }
+
+func usageError(err error, cmd *cobra.Command) error {
+	var e *envelope.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	hint := "run `aw --help`"
+	if cmd != nil {
+		hint = "run `" + cmd.CommandPath() + " --help`"
+	}
+	return envelope.Errorf(envelope.InvalidInput, "%s; %s for usage", err.Error(), hint)
+}
+
+// operationOf names the operation for a usage error ("inspect.read").
+func operationOf(cmd *cobra.Command) string {
+	if cmd == nil || !cmd.HasParent() {
+		return "aw"
+	}
+	parts := strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "aw "))
+	if len(parts) >= 2 {
+		return parts[0] + "." + strings.ReplaceAll(parts[1], "-", "_")
+	}
+	return parts[0]
+}
+
+// tableMode reports whether to render for a human.
+func (a *app) tableMode() bool {
+	switch a.format {
+	case "table":
+		return true
+	case "json":
+		return false
+	}
+	return a.io.Terminal(a.io.Out)
+}
+
+// emit renders one envelope to stdout and remembers it for the exit code.
+func (a *app) emit(env envelope.Envelope) {
+	a.result = &env
+	f := output.Format{Table: a.tableMode(), Pretty: a.pretty}
+	if a.format != "" && a.format != "json" && a.format != "table" {
+		f = output.Format{}
+	}
+	if err := output.Render(a.io.Out, env, f); err != nil {
+		fmt.Fprintln(a.io.Err, "aw: cannot write output:", err)
+	}
+}
+
+// warn writes a line to stderr, only when stderr is a terminal (SPEC §3.3).
+func (a *app) warn(format string, args ...any) {
+	if a.io.Terminal(a.io.Err) {
+		fmt.Fprintf(a.io.Err, "aw: "+format+"\n", args...)
+	}
+}
+
+// configHome is $XDG_CONFIG_HOME, else ~/.config.
+func (a *app) configHome() string {
+	if d := a.io.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return d
+	}
+	if h := a.io.Getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config")
+	}
+	return ""
+}

@@ -1,0 +1,5 @@
+package commands
+
+import "io"
+
+func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }

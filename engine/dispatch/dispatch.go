@@ -1,0 +1,182 @@
+// Package dispatch is the one table of aw's actions: (tool, action) →
+// (request type, engine function, tier, gate class). The cobra commands,
+// `aw call` and `aw mcp` are front ends over it, so policy checks that apply
+// to every action (tool enabled, tier cap) live here and nowhere else.
+// Adding an action means adding one row to Table and one engine function.
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// Func is the shape of every engine action.
+type Func[R any] func(ctx context.Context, ws *workspace.Workspace, req *R) (envelope.Envelope, error)
+
+// Action is one row of the table.
+type Action struct {
+	Tool  *Tool
+	Name  string         // the seed's action name, snake_case ("semantic_search")
+	Tier  workspace.Tier // the least tier that may call it
+	Gate  string         // gate class: "" never gated; transaction, command, vcs, web, browser, agent
+	Human bool           // a human verb (SPEC §5.1): the engine checks the caller
+	Short string         // one line for help text and schemas
+
+	newReq func() any
+	run    func(ctx context.Context, ws *workspace.Workspace, req any) (envelope.Envelope, error)
+}
+
+// Tool groups actions under one seed tool name.
+type Tool struct {
+	Name  string // seed name, "workspace_inspect"; "" for aw's own nouns (config)
+	Noun  string // command-line noun and operation prefix, "inspect"
+	Short string
+	// Enabled reports whether settings register the tool, and if not, which
+	// setting turns it on.
+	Enabled func(s *workspace.Settings) (bool, string)
+}
+
+// Operation is the envelope's operation name, "<noun>.<action>".
+func (a *Action) Operation() string { return a.Tool.Noun + "." + a.Name }
+
+// Verb is the command-line spelling of the action ("semantic-search").
+func (a *Action) Verb() string { return strings.ReplaceAll(a.Name, "_", "-") }
+
+// NewRequest returns a pointer to a zero request of the action's type.
+func (a *Action) NewRequest() any { return a.newReq() }
+
+// RequestType is the action's request struct type (for schemas).
+func (a *Action) RequestType() reflect.Type { return reflect.TypeOf(a.newReq()).Elem() }
+
+// Bind makes a row from an engine function.
+func Bind[R any](tool *Tool, name string, tier workspace.Tier, gate string, short string, fn Func[R]) *Action {
+	return &Action{
+		Tool: tool, Name: name, Tier: tier, Gate: gate, Short: short,
+		newReq: func() any { return new(R) },
+		run: func(ctx context.Context, ws *workspace.Workspace, req any) (envelope.Envelope, error) {
+			return fn(ctx, ws, req.(*R))
+		},
+	}
+}
+
+// Find returns the action by tool name (seed or noun) and action name
+// (snake_case or the command-line spelling).
+func Find(tool, action string) (*Action, error) {
+	action = strings.ReplaceAll(action, "-", "_")
+	var known []string
+	for _, a := range Table() {
+		if a.Tool.Name == tool || a.Tool.Noun == tool {
+			if a.Name == action {
+				return a, nil
+			}
+			known = append(known, a.Name)
+		}
+	}
+	if len(known) == 0 {
+		return nil, envelope.Errorf(envelope.InvalidInput, "unknown tool %q: the tools are %s", tool, strings.Join(ToolNames(), ", ")).With("tool", tool)
+	}
+	return nil, envelope.Errorf(envelope.InvalidInput, "tool %s has no action %q: its actions are %s", tool, action, strings.Join(known, ", ")).With("action", action)
+}
+
+// ToolNames lists the distinct tool names that have a seed name.
+func ToolNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range Table() {
+		if a.Tool.Name != "" && !seen[a.Tool.Name] {
+			seen[a.Tool.Name] = true
+			out = append(out, a.Tool.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Run checks what every action shares (tool enabled, tier cap) and runs it.
+// It always returns an envelope: errors become failed envelopes.
+func (a *Action) Run(ctx context.Context, ws *workspace.Workspace, req any) envelope.Envelope {
+	if a.Tool.Enabled != nil {
+		if ok, setting := a.Tool.Enabled(&ws.Settings); !ok {
+			return envelope.Fail(a.Operation(), envelope.Errorf(envelope.ToolDisabled,
+				"%s is disabled by settings: a human can enable it with `aw config set %s true`", a.Tool.Noun, setting).With("setting", setting))
+		}
+	}
+	if !ws.Allows(a.Tier) {
+		return envelope.Fail(a.Operation(), envelope.Errorf(envelope.ToolDisabled,
+			"%s needs tier %s but this call is capped at --tier %s; run it without that cap or choose a read-only action", a.Operation(), a.Tier, ws.Tier).With("tier", a.Tier.String()))
+	}
+	if ws.Tools == nil {
+		ws.Tools = func() []workspace.ToolInfo { return Registered(ws) }
+	}
+	env, err := a.run(ctx, ws, req)
+	if err != nil {
+		return envelope.Fail(a.Operation(), err)
+	}
+	env.Operation = a.Operation()
+	return env
+}
+
+// Decode reads a JSON request object (the seed's argument object) into a
+// fresh request. The "action" key is ignored; any other unknown key is
+// INVALID_INPUT naming it.
+func (a *Action) Decode(raw []byte) (any, error) {
+	req := a.NewRequest()
+	if err := DecodeInto(raw, req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// DecodeInto strictly decodes raw JSON into req, ignoring an "action" key.
+func DecodeInto(raw []byte, req any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return envelope.Errorf(envelope.InvalidInput, "the request is not a JSON object: %v; pass an object such as {\"path\":\"README.md\"}", err)
+	}
+	delete(obj, "action")
+	clean, _ := json.Marshal(obj)
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(req); err != nil {
+		msg := err.Error()
+		if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+			return envelope.Errorf(envelope.InvalidInput, "unknown request field %s; the fields are %s", f, strings.Join(fieldNames(req), ", ")).With("field", strings.Trim(f, `"`))
+		}
+		return envelope.Errorf(envelope.InvalidInput, "the request does not match the action's arguments: %s", strings.TrimPrefix(msg, "json: "))
+	}
+	return nil
+}
+
+func fieldNames(req any) []string {
+	t := reflect.TypeOf(req).Elem()
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if n := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]; n != "" && n != "-" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// String describes an action for debugging.
+func (a *Action) String() string { return fmt.Sprintf("%s.%s", a.Tool.Noun, a.Name) }
+
+// DecodeLoose reads only the fields v declares, ignoring the rest.
+func DecodeLoose(raw []byte, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return envelope.Errorf(envelope.InvalidInput, "the request is not a JSON object: %v; pass an object such as {\"action\":\"read\",\"path\":\"README.md\"}", err)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+// Package envelope owns the agentic-workspace/v1 result shape that every aw
+// action returns, its error codes, and the rule that keeps large results out
+// of the envelope (artifacts). It never prints and never decides policy.
+package envelope
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Protocol is the value of every envelope's protocol field.
+const Protocol = "agentic-workspace/v1"
+
+// Envelope is the one result shape of every action (seed 000, SPEC §3.4).
+type Envelope struct {
+	Protocol  string     `json:"protocol"`
+	OK        bool       `json:"ok"`
+	Operation string     `json:"operation"`
+	Summary   string     `json:"summary"`
+	Retention Retention  `json:"retention"`
+	Artifacts []Artifact `json:"artifacts,omitempty"`
+	Data      any        `json:"data,omitempty"`
+	Error     *Error     `json:"error,omitempty"`
+}
+
+// Retention tells a context compressor what to keep when the transcript is
+// compacted (seed 001).
+type Retention struct {
+	Importance string   `json:"importance"`
+	Facts      []string `json:"facts,omitempty"`
+	Omit       []string `json:"omit_when_summarizing,omitempty"`
+}
+
+// Importance levels.
+const (
+	Low      = "low"
+	Normal   = "normal"
+	High     = "high"
+	Critical = "critical"
+)
+
+// Artifact is a file under .agentic/artifacts/ (or another store path) that
+// holds what did not fit inline.
+type Artifact struct {
+	Kind        string `json:"kind"`
+	Path        string `json:"path"`
+	SHA256      string `json:"sha256"`
+	Bytes       int64  `json:"bytes"`
+	Description string `json:"description,omitempty"`
+}
+
+// Code is one of the error codes of SPEC §3.6.
+type Code string
+
+// The error codes. Every message built with them says what to do next.
+const (
+	InvalidInput     Code = "INVALID_INPUT"
+	NotFound         Code = "NOT_FOUND"
+	ApprovalRequired Code = "APPROVAL_REQUIRED"
+	ApprovalDenied   Code = "APPROVAL_DENIED"
+	ProtectedPath    Code = "PROTECTED_PATH"
+	PathEscape       Code = "PATH_ESCAPE"
+	TransactionState Code = "TRANSACTION_STATE"
+	EditConflict     Code = "EDIT_CONFLICT"
+	CommandDenied    Code = "COMMAND_DENIED"
+	ExecutableDenied Code = "EXECUTABLE_DENIED"
+	ToolDisabled     Code = "TOOL_DISABLED"
+	AgentDisabled    Code = "AGENT_DISABLED"
+	HumanRequired    Code = "HUMAN_REQUIRED"
+	Timeout          Code = "TIMEOUT"
+	NetworkError     Code = "NETWORK_ERROR"
+	VCSError         Code = "VCS_ERROR"
+	Internal         Code = "INTERNAL"
+)
+
+// Error is both the envelope's error object and a Go error, so engine code
+// returns it like any other error and the front end turns it into a result.
+type Error struct {
+	Code    Code           `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Errorf builds an *Error. The message must say what happened and what to do.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// With adds one detail and returns the error for chaining.
+func (e *Error) With(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// CodeOf returns the code of err, INTERNAL for errors that are not *Error.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// New starts a successful envelope.
+func New(operation, summary string, data any) Envelope {
+	return Envelope{
+		Protocol:  Protocol,
+		OK:        true,
+		Operation: operation,
+		Summary:   summary,
+		Retention: Retention{Importance: Normal},
+		Data:      data,
+	}
+}
+
+// Fail turns any error into a failed envelope for operation. Errors that are
+// not *Error become INTERNAL: they are bugs or environment failures, and the
+// message still tells the caller what to try.
+func Fail(operation string, err error) Envelope {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Code: Internal, Message: err.Error() + " (an internal error: retry once; if it persists, report it with the command that caused it)"}
+	}
+	return Envelope{
+		Protocol:  Protocol,
+		OK:        false,
+		Operation: operation,
+		Summary:   fmt.Sprintf("%s failed: %s", operation, e.Message),
+		Retention: Retention{Importance: High, Facts: []string{string(e.Code) + ": " + clip(e.Message, 300)}},
+		Error:     e,
+	}
+}
+
+// Fact appends retention facts.
+func (e *Envelope) Fact(format string, args ...any) {
+	e.Retention.Facts = append(e.Retention.Facts, fmt.Sprintf(format, args...))
+}
+
+// Omit declares data paths to drop when the transcript is compacted.
+func (e *Envelope) Omit(paths ...string) {
+	e.Retention.Omit = append(e.Retention.Omit, paths...)
+}
+
+// Pending reports whether the envelope is a staged, pending-approval result.
+func (e Envelope) Pending() bool {
+	m, ok := e.Data.(interface{ PendingApproval() bool })
+	return ok && m.PendingApproval()
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// Clip shortens s to at most n bytes on a character boundary, marking the cut.
+func Clip(s string, n int) string { return clip(s, n) }

@@ -1,0 +1,109 @@
+package workspace
+
+import (
+	"path"
+	"runtime"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Patterns is a set of gitignore-like globs (SPEC §4), used for denyPaths,
+// protectedPatterns, list.ignore and --glob:
+//   - a pattern without a slash matches a name at any depth (".env*" covers
+//     "sub/.env.local");
+//   - a pattern with a slash is anchored at the root ("src/*.go");
+//   - a pattern that matches a directory covers everything under it;
+//   - "**" spans directories.
+//
+// Matching folds case where the file system usually does (macOS, Windows).
+type Patterns struct {
+	pats []pattern
+}
+
+type pattern struct {
+	glob     string
+	anywhere bool // no slash: match each name, not the whole path
+}
+
+var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+
+// NewPatterns compiles globs; invalid ones were refused when settings loaded.
+func NewPatterns(globs ...[]string) *Patterns {
+	p := &Patterns{}
+	for _, list := range globs {
+		for _, g := range list {
+			g = strings.TrimSpace(g)
+			g = strings.TrimSuffix(g, "/")
+			if g == "" {
+				continue
+			}
+			if foldCase {
+				g = strings.ToLower(g)
+			}
+			anchored := strings.Contains(g, "/")
+			g = strings.TrimPrefix(g, "/")
+			p.pats = append(p.pats, pattern{glob: g, anywhere: !anchored})
+		}
+	}
+	return p
+}
+
+// Empty reports whether there are no patterns.
+func (p *Patterns) Empty() bool { return p == nil || len(p.pats) == 0 }
+
+// Match reports whether the slash-separated path rel (relative to the root)
+// or any of its parent directories matches a pattern.
+func (p *Patterns) Match(rel string) bool {
+	if p.Empty() || rel == "" || rel == "." {
+		return false
+	}
+	if foldCase {
+		rel = strings.ToLower(rel)
+	}
+	for _, pt := range p.pats {
+		if pt.anywhere {
+			for _, name := range strings.Split(rel, "/") {
+				if ok, _ := path.Match(pt.glob, name); ok {
+					return true
+				}
+				if strings.Contains(pt.glob, "**") {
+					if ok, _ := doublestar.Match(pt.glob, name); ok {
+						return true
+					}
+				}
+			}
+			continue
+		}
+		// Anchored: the path or one of its parents matches.
+		for prefix := rel; ; {
+			if ok, _ := doublestar.Match(pt.glob, prefix); ok {
+				return true
+			}
+			i := strings.LastIndexByte(prefix, '/')
+			if i < 0 {
+				break
+			}
+			prefix = prefix[:i]
+		}
+	}
+	return false
+}
+
+// MatchName reports whether a single path element matches one of the
+// patterns that apply at any depth. Walks use it to prune a directory
+// before reading it.
+func (p *Patterns) MatchName(rel string) bool { return p.Match(rel) }
+
+func checkGlob(g string) error {
+	if !doublestar.ValidatePattern(strings.TrimPrefix(strings.TrimSuffix(g, "/"), "/")) {
+		return errBadGlob
+	}
+	return nil
+}
+
+type globError string
+
+func (e globError) Error() string { return string(e) }
+
+const errBadGlob = globError("unbalanced [ or a bad escape")

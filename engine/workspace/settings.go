@@ -1,0 +1,328 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+)
+
+// Settings is every key of SPEC §3.2. The JSON names are the keys of the
+// config files; a dotted path through them (commands.allow) names a key on
+// the command line. Settings come from files only: flags and environment
+// may narrow what a call can do, never widen it.
+type Settings struct {
+	PermissionMode        int      `json:"permissionMode" doc:"0 Manual, 1 Plan, 2 Auto"`
+	AllowDestructiveEdits bool     `json:"allowDestructiveEdits" doc:"destructive operations fail PROTECTED_PATH without it"`
+	ProtectedPatterns     []string `json:"protectedPatterns" doc:"extra globs that stay readable but unwritable"`
+	AllowPaths            []string `json:"allowPaths" doc:"extra read-only roots outside the workspace"`
+	DenyPaths             []string `json:"denyPaths" doc:"globs neither readable nor writable, hidden from listings"`
+	MaxToolResultChars    int      `json:"maxToolResultChars" doc:"bound on inline text in an envelope; the rest goes to an artifact"`
+	Read                  struct {
+		DefaultLines int `json:"defaultLines" doc:"lines in a read window"`
+		MaxBytes     int `json:"maxBytes" doc:"byte ceiling of a read window (0: none)"`
+	} `json:"read"`
+	List struct {
+		Ignore     []string `json:"ignore" doc:"globs hidden from listings (not blocked)"`
+		MaxDepth   int      `json:"maxDepth" doc:"deepest level a listing reaches"`
+		MaxEntries int      `json:"maxEntries" doc:"most entries a listing returns"`
+	} `json:"list"`
+	Commands struct {
+		Enabled        bool              `json:"enabled" doc:"process execution"`
+		MaxSeconds     int               `json:"maxSeconds" doc:"default and cap of timeout_seconds"`
+		Allow          []string          `json:"allow" doc:"executable basenames that may run (empty: nothing may run)"`
+		Deny           []string          `json:"deny" doc:"executable basenames that never run"`
+		DenyPatterns   []string          `json:"denyPatterns" doc:"argv prefixes or /regex/ refused"`
+		Interpreter    string            `json:"interpreter" doc:"none (argv) or sh (parsed shell line)"`
+		InheritEnv     []string          `json:"inheritEnv" doc:"environment variables passed to spawned processes"`
+		Env            map[string]string `json:"env" doc:"environment variables set for spawned processes"`
+		MaxOutputBytes int               `json:"maxOutputBytes" doc:"per-stream bytes kept in memory for a run"`
+		MaxJobs        int               `json:"maxJobs" doc:"background jobs at once"`
+	} `json:"commands"`
+	VCS struct {
+		Enabled bool `json:"enabled" doc:"version control tools"`
+	} `json:"vcs"`
+	GitHub struct {
+		APIURL   string `json:"apiUrl" doc:"GitHub REST API base URL"`
+		TokenEnv string `json:"tokenEnv" doc:"environment variable holding the GitHub token"`
+	} `json:"github"`
+	Tasks struct {
+		Enabled bool `json:"enabled" doc:"To-Do boards"`
+	} `json:"tasks"`
+	Research struct {
+		Enabled             bool   `json:"enabled" doc:"web research (reaches the network)"`
+		Provider            string `json:"provider" doc:"auto, duckduckgo, wikipedia or searxng"`
+		DuckDuckGoURL       string `json:"duckduckgoUrl" doc:"DuckDuckGo HTML endpoint"`
+		WikipediaURL        string `json:"wikipediaUrl" doc:"MediaWiki API endpoint"`
+		SearxngURL          string `json:"searxngUrl" doc:"SearXNG instance (empty: not used)"`
+		AllowPrivateNetwork bool   `json:"allowPrivateNetwork" doc:"allow fetches to loopback and private addresses"`
+	} `json:"research"`
+	Browser struct {
+		Enabled       bool   `json:"enabled" doc:"browser sessions"`
+		AllowEvaluate bool   `json:"allowEvaluate" doc:"allow the evaluate control type"`
+		Executable    string `json:"executable" doc:"Chromium executable (empty: search PATH)"`
+	} `json:"browser"`
+	Agents struct {
+		Enabled       bool   `json:"enabled" doc:"durable sub-agents"`
+		AllowCommands bool   `json:"allowCommands" doc:"sub-agents may run commands"`
+		AllowWeb      bool   `json:"allowWeb" doc:"sub-agents may use web research"`
+		BaseURL       string `json:"baseUrl" doc:"OpenAI-compatible chat endpoint"`
+		Model         string `json:"model" doc:"model id"`
+		APIKeyEnv     string `json:"apiKeyEnv" doc:"environment variable holding the API key"`
+	} `json:"agents"`
+}
+
+// Defaults returns the built-in settings of SPEC §3.2.
+func Defaults() Settings {
+	var s Settings
+	s.PermissionMode = 1
+	s.ProtectedPatterns = []string{}
+	s.AllowPaths = []string{}
+	s.DenyPaths = []string{".env*"}
+	s.MaxToolResultChars = 20000
+	s.Read.DefaultLines = 2000
+	s.List.Ignore = []string{"node_modules", ".git"}
+	s.List.MaxDepth = 5
+	s.List.MaxEntries = 500
+	s.Commands.Enabled = true
+	s.Commands.MaxSeconds = 600
+	s.Commands.Allow = []string{}
+	s.Commands.Deny = []string{}
+	s.Commands.DenyPatterns = []string{}
+	s.Commands.Interpreter = "none"
+	s.Commands.InheritEnv = []string{"PATH", "HOME", "LANG"}
+	s.Commands.Env = map[string]string{}
+	s.Commands.MaxOutputBytes = 1 << 20
+	s.Commands.MaxJobs = 4
+	s.VCS.Enabled = true
+	s.GitHub.APIURL = "https://api.github.com"
+	s.GitHub.TokenEnv = "GH_TOKEN"
+	s.Tasks.Enabled = true
+	s.Research.Provider = "auto"
+	s.Research.DuckDuckGoURL = "https://html.duckduckgo.com/html/"
+	s.Research.WikipediaURL = "https://en.wikipedia.org/w/api.php"
+	s.Agents.APIKeyEnv = "OPENAI_API_KEY"
+	return s
+}
+
+// Key describes one setting: its dotted name, its JSON kind and its doc.
+type Key struct {
+	Name string
+	Kind reflect.Kind // Int, Bool, String, Slice (of strings), Map (string to string)
+	Doc  string
+	path []int
+}
+
+// Keys lists every setting in declaration order.
+func Keys() []Key {
+	var keys []Key
+	var walk func(t reflect.Type, prefix string, path []int)
+	walk = func(t reflect.Type, prefix string, path []int) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name := prefix + strings.Split(f.Tag.Get("json"), ",")[0]
+			p := append(append([]int{}, path...), i)
+			if f.Type.Kind() == reflect.Struct {
+				walk(f.Type, name+".", p)
+				continue
+			}
+			keys = append(keys, Key{Name: name, Kind: f.Type.Kind(), Doc: f.Tag.Get("doc"), path: p})
+		}
+	}
+	walk(reflect.TypeOf(Settings{}), "", nil)
+	return keys
+}
+
+// LookupKey finds a setting by its dotted name.
+func LookupKey(name string) (Key, error) {
+	var names []string
+	for _, k := range Keys() {
+		if k.Name == name {
+			return k, nil
+		}
+		names = append(names, k.Name)
+	}
+	return Key{}, envelope.Errorf(envelope.InvalidInput,
+		"unknown setting %q: the settings are %s (see `aw config list`)", name, strings.Join(names, ", ")).With("key", name)
+}
+
+// Get returns the value of key in s.
+func (s *Settings) Get(k Key) any {
+	return reflect.ValueOf(s).Elem().FieldByIndex(k.path).Interface()
+}
+
+// Flatten returns every setting as dotted name → value, sorted by name.
+func (s *Settings) Flatten() []KeyValue {
+	var out []KeyValue
+	for _, k := range Keys() {
+		out = append(out, KeyValue{Key: k.Name, Value: s.Get(k), Doc: k.Doc})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// KeyValue is one row of `aw config list`.
+type KeyValue struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+	Doc   string `json:"doc,omitempty"`
+}
+
+// ParseValue reads a command-line value for key: JSON when it parses as the
+// key's type, else the bare string for string keys.
+func ParseValue(k Key, raw string) (any, error) {
+	var v any
+	switch k.Kind {
+	case reflect.Int:
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, envelope.Errorf(envelope.InvalidInput, "%s takes a whole number, not %q", k.Name, raw).With("key", k.Name)
+		}
+		v = n
+	case reflect.Bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, envelope.Errorf(envelope.InvalidInput, "%s takes true or false, not %q", k.Name, raw).With("key", k.Name)
+		}
+		v = b
+	case reflect.String:
+		var s string
+		if json.Unmarshal([]byte(raw), &s) != nil {
+			s = raw
+		}
+		v = s
+	case reflect.Slice:
+		var l []string
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			return nil, envelope.Errorf(envelope.InvalidInput, `%s takes a JSON array of strings, e.g. '["a","b"]', not %q`, k.Name, raw).With("key", k.Name)
+		}
+		if l == nil {
+			l = []string{}
+		}
+		v = l
+	case reflect.Map:
+		var m map[string]string
+		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+			return nil, envelope.Errorf(envelope.InvalidInput, `%s takes a JSON object of strings, e.g. '{"NAME":"value"}', not %q`, k.Name, raw).With("key", k.Name)
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		v = m
+	}
+	return v, nil
+}
+
+// Validate checks ranges and enumerations, naming the bad key and the values
+// it allows.
+func (s *Settings) Validate() error {
+	bad := func(key, allowed string, got any) error {
+		return envelope.Errorf(envelope.InvalidInput, "setting %s is %v: it must be %s", key, got, allowed).With("key", key)
+	}
+	switch {
+	case s.PermissionMode < 0 || s.PermissionMode > 2:
+		return bad("permissionMode", "0 (Manual), 1 (Plan) or 2 (Auto)", s.PermissionMode)
+	case s.MaxToolResultChars < 1000:
+		return bad("maxToolResultChars", "at least 1000", s.MaxToolResultChars)
+	case s.Read.DefaultLines < 1:
+		return bad("read.defaultLines", "at least 1", s.Read.DefaultLines)
+	case s.Read.MaxBytes < 0:
+		return bad("read.maxBytes", "0 (no ceiling) or more", s.Read.MaxBytes)
+	case s.List.MaxDepth < 1:
+		return bad("list.maxDepth", "at least 1", s.List.MaxDepth)
+	case s.List.MaxEntries < 1:
+		return bad("list.maxEntries", "at least 1", s.List.MaxEntries)
+	case s.Commands.MaxSeconds < 1:
+		return bad("commands.maxSeconds", "at least 1", s.Commands.MaxSeconds)
+	case s.Commands.Interpreter != "none" && s.Commands.Interpreter != "sh":
+		return bad("commands.interpreter", `"none" or "sh"`, s.Commands.Interpreter)
+	case s.Commands.MaxOutputBytes < 1024:
+		return bad("commands.maxOutputBytes", "at least 1024", s.Commands.MaxOutputBytes)
+	case s.Commands.MaxJobs < 1:
+		return bad("commands.maxJobs", "at least 1", s.Commands.MaxJobs)
+	}
+	switch s.Research.Provider {
+	case "auto", "duckduckgo", "wikipedia", "searxng":
+	default:
+		return bad("research.provider", "auto, duckduckgo, wikipedia or searxng", s.Research.Provider)
+	}
+	for _, list := range []struct {
+		key  string
+		pats []string
+	}{{"protectedPatterns", s.ProtectedPatterns}, {"denyPaths", s.DenyPaths}, {"list.ignore", s.List.Ignore}} {
+		for _, p := range list.pats {
+			if err := checkGlob(p); err != nil {
+				return bad(list.key, "a list of valid globs ("+err.Error()+")", fmt.Sprintf("%q", p))
+			}
+		}
+	}
+	return nil
+}
+
+// loadSettingsFile merges one config file (JSON with // comments allowed)
+// into s. A missing file is not an error; a file that does not parse is
+// reported with its path and never replaced by defaults.
+func loadSettingsFile(s *Settings, path string) (bool, error) {
+	raw, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, envelope.Errorf(envelope.Internal, "cannot read settings file %s: %v; fix its permissions", path, err).With("path", path)
+	}
+	std, err := hujson.Standardize(raw)
+	if err != nil {
+		return false, envelope.Errorf(envelope.InvalidInput, "settings file %s does not parse: %v; fix the file (it was left as it is)", path, err).With("path", path)
+	}
+	var tree map[string]any
+	if err := json.Unmarshal(std, &tree); err != nil {
+		return false, envelope.Errorf(envelope.InvalidInput, "settings file %s must hold one JSON object: %v", path, err).With("path", path)
+	}
+	if err := checkKeys(tree, "", path); err != nil {
+		return false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(std))
+	if err := dec.Decode(s); err != nil {
+		return false, envelope.Errorf(envelope.InvalidInput, "settings file %s: %v; fix the value's type (`aw config list` shows each key's current value)", path, err).With("path", path)
+	}
+	return true, nil
+}
+
+// checkKeys names the first key in a settings tree that is not a setting.
+func checkKeys(tree map[string]any, prefix, path string) error {
+	names := make([]string, 0, len(tree))
+	for k := range tree {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		full := prefix + k
+		if sub, ok := tree[k].(map[string]any); ok && isGroup(full) {
+			if err := checkKeys(sub, full+".", path); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := LookupKey(full); err != nil {
+			return envelope.Errorf(envelope.InvalidInput, "settings file %s has unknown key %q; remove it or correct its name (`aw config list` names every key)", path, full).With("key", full).With("path", path)
+		}
+	}
+	return nil
+}
+
+func isGroup(name string) bool {
+	for _, k := range Keys() {
+		if strings.HasPrefix(k.Name, name+".") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,204 @@
+// Package workspace owns what a call runs against: the root, the settings
+// (from files only), the tier cap and the jail. It never prints and never
+// reads flags; the front end passes what the caller asked for in Options.
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/store"
+)
+
+// Tier caps what a call may do (SPEC §3.1).
+type Tier int
+
+// The tiers, in increasing power.
+const (
+	TierRead  Tier = iota // no change to workspace files, no process, no network
+	TierWrite             // may change files
+	TierExec              // may start processes or reach the network
+)
+
+func (t Tier) String() string { return [...]string{"read", "write", "exec"}[t] }
+
+// ParseTier reads read|write|exec.
+func ParseTier(s string) (Tier, error) {
+	switch s {
+	case "read":
+		return TierRead, nil
+	case "write":
+		return TierWrite, nil
+	case "exec", "":
+		return TierExec, nil
+	}
+	return 0, envelope.Errorf(envelope.InvalidInput, "tier %q is not one of read, write, exec", s).With("tier", s)
+}
+
+// Options is what the caller asked for. Everything here can only narrow.
+type Options struct {
+	Root       string // --root, else AW_ROOT (the front end resolves the precedence)
+	WorkingDir string // where discovery starts when Root is empty
+	Scope      string // --scope, relative to the root
+	Tier       Tier
+	ConfigHome string // $XDG_CONFIG_HOME or ~/.config; "" skips the user config
+	Caller     Caller
+}
+
+// Caller is who is calling, as far as aw can tell. Human verbs (SPEC §5.1)
+// run only for a terminal or a holder of the approver token.
+type Caller struct {
+	Terminal      bool   // stdin and stdout are both a terminal
+	ApproverToken string // AW_APPROVER_TOKEN, checked against the token file
+}
+
+// Workspace is the root a call runs against, with its settings and jail.
+type Workspace struct {
+	Root     string // realpath
+	Settings Settings
+	Tier     Tier
+	Jail     *Jail
+	Store    *store.Store
+	Caller   Caller
+	// Tools lists the tools and actions registered for this call (settings
+	// and tier). The dispatch table sets it, so engine packages need not
+	// import the table that imports them.
+	Tools func() []ToolInfo
+	// ConfigHome is where the user config and the approver token live.
+	ConfigHome string
+	// Warnings are problems that did not stop the call (an ignored user
+	// config, say); front ends show them on stderr.
+	Warnings []string
+	// SettingsFiles are the files that contributed, lowest precedence first.
+	SettingsFiles []string
+}
+
+// StateDir is the name of the state directory under the root.
+const StateDir = ".agentic"
+
+// Discover finds the root per SPEC §3.1: the nearest ancestor of dir holding
+// .agentic/, else the nearest holding .git, else dir itself.
+func Discover(dir string) string {
+	for _, marker := range []string{StateDir, ".git"} {
+		for d := dir; ; {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	return dir
+}
+
+// Open resolves the root, loads settings and builds the jail.
+func Open(opts Options) (*Workspace, error) {
+	root := opts.Root
+	if root == "" {
+		root = Discover(opts.WorkingDir)
+	} else if !filepath.IsAbs(root) {
+		root = filepath.Join(opts.WorkingDir, root)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass --root with an existing directory", root).With("path", root)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return nil, envelope.Errorf(envelope.InvalidInput, "workspace root %s is not a directory: pass --root with a directory", root).With("path", root)
+	}
+	ws := &Workspace{Root: real, Tier: opts.Tier, Settings: Defaults(), Store: store.Open(real), Caller: opts.Caller, ConfigHome: opts.ConfigHome}
+	if opts.ConfigHome != "" {
+		user := filepath.Join(opts.ConfigHome, "aw", "config.json")
+		if why := untrustedUserFile(user, real, nil); why != "" {
+			ws.Warnings = append(ws.Warnings, "ignoring user config "+user+": "+why)
+		} else if ok, err := loadSettingsFile(&ws.Settings, user); err != nil {
+			return nil, err
+		} else if ok {
+			ws.SettingsFiles = append(ws.SettingsFiles, user)
+		}
+	}
+	wsConfig := filepath.Join(real, StateDir, "config.json")
+	if ok, err := loadSettingsFile(&ws.Settings, wsConfig); err != nil {
+		return nil, err
+	} else if ok {
+		ws.SettingsFiles = append(ws.SettingsFiles, wsConfig)
+	}
+	if err := ws.Settings.Validate(); err != nil {
+		return nil, err
+	}
+	scope := real
+	if opts.Scope != "" {
+		j := newJail(real, real, &ws.Settings)
+		p, err := j.Resolve(opts.Scope, Read)
+		if err != nil || p.Outside {
+			return nil, envelope.Errorf(envelope.PathEscape, "scope %q is not a directory inside the workspace root", opts.Scope).With("path", opts.Scope)
+		}
+		if fi, err := os.Stat(p.Abs); err != nil || !fi.IsDir() {
+			return nil, envelope.Errorf(envelope.InvalidInput, "scope %q is not an existing directory inside the workspace", opts.Scope).With("path", opts.Scope)
+		}
+		scope = p.Abs
+	}
+	// User-level allowPaths inside a hostile workspace are still jailed by
+	// Resolve: they only ever add read-only roots.
+	ws.Jail = newJail(real, scope, &ws.Settings)
+	return ws, nil
+}
+
+// StatePath joins elements under .agentic/.
+func (ws *Workspace) StatePath(elem ...string) string {
+	return filepath.Join(append([]string{ws.Root, StateDir}, elem...)...)
+}
+
+// Rel returns the root-relative slash form of an absolute path under the root.
+func (ws *Workspace) Rel(abs string) string { return relSlash(ws.Root, abs) }
+
+// Allows reports whether the call's tier permits an action of tier need.
+func (ws *Workspace) Allows(need Tier) bool { return need <= ws.Tier }
+
+// untrustedUserFile says why a user-level file (config or approver token)
+// must be ignored: it lies inside the workspace or an allowPaths root, is
+// not owned by the current user, or is readable by others. An agent that
+// can write files through aw must not be able to mint its own approver.
+// An empty result means the file is trusted (or does not exist).
+func untrustedUserFile(path, root string, allowRoots []string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "it cannot be resolved"
+	}
+	for _, r := range append([]string{root}, allowRoots...) {
+		if within(r, real) {
+			return "it lies inside the workspace (" + r + "), where an agent could write it"
+		}
+	}
+	return ownershipProblem(fi)
+}
+
+// TrustedUserFile is untrustedUserFile for other packages (the gate reads
+// the approver token through it).
+func (ws *Workspace) TrustedUserFile(path string) (bool, string) {
+	why := untrustedUserFile(path, ws.Root, ws.Jail.allowRoots)
+	return why == "", why
+}
+
+// ModeName is the permission mode's name.
+func ModeName(mode int) string {
+	return [...]string{"manual", "plan", "auto"}[mode]
+}
+
+// Title capitalises a mode name for prose.
+func Title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// ToolInfo is one registered tool and the actions the tier allows.
+type ToolInfo struct {
+	Name    string   `json:"name"`
+	Actions []string `json:"actions"`
+}

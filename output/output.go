@@ -1,0 +1,230 @@
+// Package output renders an envelope: as one JSON document for programs,
+// or as a summary line and tables (tablewriter) for a human on a terminal.
+// It decides nothing about the result and never changes it.
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+)
+
+// Format says how to render.
+type Format struct {
+	Table  bool // a human table instead of JSON
+	Pretty bool // indent JSON
+}
+
+// Render writes env to w.
+func Render(w io.Writer, env envelope.Envelope, f Format) error {
+	if !f.Table {
+		return JSON(w, env, f.Pretty)
+	}
+	return table(w, env)
+}
+
+// JSON writes env as one JSON document and a newline. HTML escaping is off:
+// envelopes carry code, and "<" must stay "<" for a program reading it.
+func JSON(w io.Writer, env envelope.Envelope, pretty bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if pretty {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(env)
+}
+
+func table(w io.Writer, env envelope.Envelope) error {
+	fmt.Fprintln(w, env.Summary)
+	if env.Error != nil {
+		fmt.Fprintf(w, "error %s: %s\n", env.Error.Code, env.Error.Message)
+	}
+	data, err := ordered(env.Data)
+	if err != nil || data == nil {
+		return err
+	}
+	var scalars [][2]string
+	var texts [][2]string
+	for _, kv := range data {
+		switch v := kv.value.(type) {
+		case []any:
+			if len(v) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "\n%s:\n", kv.key)
+			if err := list(w, v); err != nil {
+				return err
+			}
+		case string:
+			if strings.Contains(v, "\n") {
+				texts = append(texts, [2]string{kv.key, v})
+			} else {
+				scalars = append(scalars, [2]string{kv.key, v})
+			}
+		default:
+			scalars = append(scalars, [2]string{kv.key, cell(v)})
+		}
+	}
+	if len(scalars) > 0 {
+		t := tablewriter.NewWriter(w)
+		for _, s := range scalars {
+			t.Append(s[0], s[1])
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	for _, t := range texts {
+		fmt.Fprintf(w, "\n%s:\n%s", t[0], t[1])
+		if !strings.HasSuffix(t[1], "\n") {
+			fmt.Fprintln(w)
+		}
+	}
+	for _, a := range env.Artifacts {
+		fmt.Fprintf(w, "artifact %s (%d bytes): %s\n", a.Path, a.Bytes, a.Description)
+	}
+	return nil
+}
+
+// list renders an array: objects as a table with their keys as columns,
+// anything else one per line.
+func list(w io.Writer, items []any) error {
+	var cols []string
+	seen := map[string]bool{}
+	var rows []map[string]any
+	for _, it := range items {
+		m, ok := it.([]kv)
+		if !ok {
+			fmt.Fprintln(w, cell(it))
+			continue
+		}
+		row := map[string]any{}
+		for _, f := range m {
+			row[f.key] = f.value
+			if !seen[f.key] {
+				seen[f.key] = true
+				cols = append(cols, f.key)
+			}
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	t := tablewriter.NewWriter(w)
+	header := make([]any, len(cols))
+	for i, c := range cols {
+		header[i] = c
+	}
+	t.Header(header...)
+	for _, r := range rows {
+		line := make([]any, len(cols))
+		for i, c := range cols {
+			line[i] = cell(r[c])
+		}
+		t.Append(line...)
+	}
+	return t.Render()
+}
+
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []kv:
+		parts := make([]string, len(x))
+		for i, f := range x {
+			parts[i] = f.key + "=" + cell(f.value)
+		}
+		return strings.Join(parts, " ")
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = cell(e)
+		}
+		return strings.Join(parts, ", ")
+	case json.Number:
+		return x.String()
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// kv keeps an object's keys in the order the engine declared them.
+type kv struct {
+	key   string
+	value any
+}
+
+// ordered turns data into nested []kv / []any / scalars, keeping key order.
+func ordered(data any) ([]kv, error) {
+	if data == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case []kv:
+		return x, nil
+	case []any:
+		return []kv{{key: "items", value: x}}, nil
+	default:
+		return []kv{{key: "value", value: x}}, nil
+	}
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			var obj []kv
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				obj = append(obj, kv{key: k.(string), value: v})
+			}
+			_, err := dec.Token()
+			return obj, err
+		case '[':
+			arr := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			_, err := dec.Token()
+			return arr, err
+		}
+	}
+	return tok, nil
+}
+
