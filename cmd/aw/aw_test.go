@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -41,8 +43,15 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", filepath.Dir(awBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".userconfig"))
-			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
+			// The user's config lives outside the workspace ($WORK), as it
+			// must for aw to trust it.
+			home := env.WorkDir + "-home"
+			if err := os.MkdirAll(filepath.Join(home, ".config"), 0o700); err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(home) })
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -57,7 +66,8 @@ func TestScripts(t *testing.T) {
 //	jq .error.code PATH_ESCAPE
 //
 // The path is dot-separated; numeric elements index arrays. The value is
-// compared with the field's JSON text (strings without quotes).
+// compared with the field's JSON text (strings without quotes); Go escapes
+// such as \n in the wanted value are decoded.
 func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: jq .path value")
@@ -80,7 +90,13 @@ func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
 		raw, _ := json.Marshal(got)
 		text = string(raw)
 	}
-	if (text == args[1]) == neg {
+	want := args[1]
+	if strings.Contains(want, `\`) {
+		if u, err := strconv.Unquote(`"` + want + `"`); err == nil {
+			want = u
+		}
+	}
+	if (text == want) == neg {
 		ts.Fatalf("%s is %s, want %s%s", args[0], text, map[bool]string{true: "not ", false: ""}[neg], args[1])
 	}
 }

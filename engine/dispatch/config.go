@@ -1,3 +1,18 @@
 package dispatch
 
-func configActions() []*Action { return nil }
+import (
+	"github.com/agentic-workspace/aw/engine/config"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// config is aw's own noun, not a seed tool: it is not offered over MCP.
+func configActions() []*Action {
+	set := Bind(Config, "set", workspace.TierRead, "", "Set a setting in .agentic/config.json (a human verb)", config.Set)
+	set.Human = true
+	return []*Action{
+		Bind(Config, "list", workspace.TierRead, "", "List every setting with its effective value", config.List),
+		Bind(Config, "get", workspace.TierRead, "", "Print one setting", config.Get),
+		set,
+		Bind(Config, "init", workspace.TierRead, "", "Create .agentic/ with a commented default config", config.Init),
+	}
+}

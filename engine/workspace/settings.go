@@ -278,22 +278,30 @@ func loadSettingsFile(s *Settings, path string) (bool, error) {
 	if err != nil {
 		return false, envelope.Errorf(envelope.Internal, "cannot read settings file %s: %v; fix its permissions", path, err).With("path", path)
 	}
-	std, err := hujson.Standardize(raw)
+	if err := DecodeSettings(s, raw, path); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// DecodeSettings merges one settings document (JSON with // comments) into
+// s, refusing unknown keys and wrong types with the file's path.
+func DecodeSettings(s *Settings, raw []byte, path string) error {
+	std, err := hujson.Standardize(append([]byte(nil), raw...))
 	if err != nil {
-		return false, envelope.Errorf(envelope.InvalidInput, "settings file %s does not parse: %v; fix the file (it was left as it is)", path, err).With("path", path)
+		return envelope.Errorf(envelope.InvalidInput, "settings file %s does not parse: %v; fix the file (it was left as it is)", path, err).With("path", path)
 	}
 	var tree map[string]any
 	if err := json.Unmarshal(std, &tree); err != nil {
-		return false, envelope.Errorf(envelope.InvalidInput, "settings file %s must hold one JSON object: %v", path, err).With("path", path)
+		return envelope.Errorf(envelope.InvalidInput, "settings file %s must hold one JSON object: %v", path, err).With("path", path)
 	}
 	if err := checkKeys(tree, "", path); err != nil {
-		return false, err
+		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(std))
-	if err := dec.Decode(s); err != nil {
-		return false, envelope.Errorf(envelope.InvalidInput, "settings file %s: %v; fix the value's type (`aw config list` shows each key's current value)", path, err).With("path", path)
+	if err := json.NewDecoder(bytes.NewReader(std)).Decode(s); err != nil {
+		return envelope.Errorf(envelope.InvalidInput, "settings file %s: %v; fix the value's type (`aw config list` shows each key's current value)", path, err).With("path", path)
 	}
-	return true, nil
+	return nil
 }
 
 // checkKeys names the first key in a settings tree that is not a setting.
