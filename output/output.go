@@ -227,4 +227,3 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	}
 	return tok, nil
 }
-

@@ -214,4 +214,3 @@ func displayPath(ws *workspace.Workspace, p string) string {
 	}
 	return p
 }
-

@@ -13,10 +13,10 @@ var (
 	Edit    = &Tool{Name: "workspace_edit", Noun: "edit", Short: "All-or-nothing file transactions"}
 	Plan    = &Tool{Name: "workspace_plan", Noun: "plan", Short: "Propose and track the plan a human approves",
 		Enabled: func(s *workspace.Settings) (bool, string) { return s.PermissionMode != 2, "permissionMode" }}
-	Notes   = &Tool{Name: "workspace_notes", Noun: "notes", Short: "Notes and durable workspace memory"}
-	Tasks   = &Tool{Name: "workspace_tasks", Noun: "tasks", Short: "To-Do boards", Enabled: setting("tasks.enabled", func(s *workspace.Settings) bool { return s.Tasks.Enabled })}
-	Command = &Tool{Name: "workspace_command", Noun: "command", Short: "Run commands under the command policy", Enabled: setting("commands.enabled", func(s *workspace.Settings) bool { return s.Commands.Enabled })}
-	VCS     = &Tool{Name: "workspace_vcs", Noun: "vcs", Short: "Version control", Enabled: setting("vcs.enabled", func(s *workspace.Settings) bool { return s.VCS.Enabled })}
+	Notes    = &Tool{Name: "workspace_notes", Noun: "notes", Short: "Notes and durable workspace memory"}
+	Tasks    = &Tool{Name: "workspace_tasks", Noun: "tasks", Short: "To-Do boards", Enabled: setting("tasks.enabled", func(s *workspace.Settings) bool { return s.Tasks.Enabled })}
+	Command  = &Tool{Name: "workspace_command", Noun: "command", Short: "Run commands under the command policy", Enabled: setting("commands.enabled", func(s *workspace.Settings) bool { return s.Commands.Enabled })}
+	VCS      = &Tool{Name: "workspace_vcs", Noun: "vcs", Short: "Version control", Enabled: setting("vcs.enabled", func(s *workspace.Settings) bool { return s.VCS.Enabled })}
 	Research = &Tool{Name: "workspace_research", Noun: "research", Short: "Web research projects", Enabled: setting("research.enabled", func(s *workspace.Settings) bool { return s.Research.Enabled })}
 	Browser  = &Tool{Name: "workspace_browser", Noun: "browser", Short: "Browser sessions", Enabled: setting("browser.enabled", func(s *workspace.Settings) bool { return s.Browser.Enabled })}
 	Agent    = &Tool{Name: "workspace_agent", Noun: "agent", Short: "Durable sub-agents", Enabled: setting("agents.enabled", func(s *workspace.Settings) bool { return s.Agents.Enabled })}
@@ -71,4 +71,3 @@ func Registered(ws *workspace.Workspace) []workspace.ToolInfo {
 	}
 	return out
 }
-
