@@ -67,9 +67,16 @@ type app struct {
 // Main runs aw with args and returns the process exit code.
 func Main(args []string) int { return Run(context.Background(), OSIO(), args) }
 
-// Run is Main with explicit streams.
-func Run(ctx context.Context, stdio IO, args []string) int {
+// Run is Main with explicit streams. A panic anywhere below becomes an
+// INTERNAL envelope, never a stack trace on the caller's screen.
+func Run(ctx context.Context, stdio IO, args []string) (code int) {
 	a := &app{io: stdio}
+	defer func() {
+		if r := recover(); r != nil {
+			a.emit(envelope.Fail("aw", fmt.Errorf("aw hit a bug (%v)", r)))
+			code = ExitFailed
+		}
+	}()
 	root := a.newRoot()
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
@@ -131,7 +138,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 		c.GroupID = "tools"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.callCmd(), a.configCmd(), a.initCmd(), a.versionCmd()} {
+	for _, c := range []*cobra.Command{a.approvalCmd(), a.callCmd(), a.configCmd(), a.initCmd(), a.versionCmd()} {
 		c.GroupID = "human"
 		root.AddCommand(c)
 	}

@@ -145,9 +145,16 @@ type Result struct {
 // runAW runs the built binary in dir with args and decodes its envelope.
 func runAW(t testing.TB, dir string, stdin []byte, args ...string) Result {
 	t.Helper()
+	return runAWEnv(t, dir, stdin, nil, args...)
+}
+
+// runAWEnv is runAW with extra environment entries (NAME=value).
+func runAWEnv(t testing.TB, dir string, stdin []byte, env []string, args ...string) Result {
+	t.Helper()
 	cmd := exec.Command(awBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".userconfig-none"), "AW_ROOT=", "AW_APPROVER_TOKEN=")
+	cmd.Env = append(cmd.Env, env...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -313,7 +313,11 @@ func checkKeys(tree map[string]any, prefix, path string) error {
 	sort.Strings(names)
 	for _, k := range names {
 		full := prefix + k
-		if sub, ok := tree[k].(map[string]any); ok && isGroup(full) {
+		if isGroup(full) {
+			sub, ok := tree[k].(map[string]any)
+			if !ok {
+				return envelope.Errorf(envelope.InvalidInput, "settings file %s: %q must be an object of settings, such as {\"enabled\": true}", path, full).With("key", full).With("path", path)
+			}
 			if err := checkKeys(sub, full+".", path); err != nil {
 				return err
 			}
