@@ -1,0 +1,114 @@
+// Command gendocs writes aw's man pages (man/*.1) and shell completion
+// scripts (completions/aw.{bash,zsh,fish,ps1}) from the cobra tree. Run it
+// through scripts/gen-docs. The output depends only on the tree (the man
+// date is a constant), so gendocs_test.go can fail CI when the committed
+// files are stale.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+
+	"github.com/agentic-workspace/aw/commands"
+)
+
+// manDate is the date printed in every man page header. It is fixed so the
+// pages are reproducible; bump it when the documented behaviour changes a lot.
+var manDate = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// Generated output, relative to the output directory.
+const (
+	ManDir         = "man"
+	CompletionsDir = "completions"
+)
+
+func main() {
+	out := flag.String("out", ".", "directory that receives man/ and completions/ (the repository root)")
+	flag.Parse()
+	if err := Generate(*out); err != nil {
+		fmt.Fprintln(os.Stderr, "gendocs:", err)
+		os.Exit(1)
+	}
+}
+
+// Generate writes man/ and completions/ under out, replacing whatever
+// generated files were there (so a removed command loses its page).
+func Generate(out string) error {
+	root := commands.NewRootForDocs()
+	// The help and completion commands are added lazily on Execute; add them
+	// now so they get pages and completions like every other verb.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	disableAutoGenTag(root)
+
+	manDir := filepath.Join(out, ManDir)
+	compDir := filepath.Join(out, CompletionsDir)
+	for _, d := range []string{manDir, compDir} {
+		if err := clean(d); err != nil {
+			return err
+		}
+	}
+
+	header := &doc.GenManHeader{Section: "1", Date: &manDate, Source: "aw", Manual: "aw manual"}
+	if err := doc.GenManTreeFromOpts(root, doc.GenManTreeOptions{Header: header, Path: manDir, CommandSeparator: "-"}); err != nil {
+		return fmt.Errorf("man pages: %w", err)
+	}
+
+	completions := []struct {
+		name string
+		gen  func(*bytes.Buffer) error
+	}{
+		{"aw.bash", func(b *bytes.Buffer) error { return root.GenBashCompletionV2(b, true) }},
+		{"aw.zsh", func(b *bytes.Buffer) error { return root.GenZshCompletion(b) }},
+		{"aw.fish", func(b *bytes.Buffer) error { return root.GenFishCompletion(b, true) }},
+		{"aw.ps1", func(b *bytes.Buffer) error { return root.GenPowerShellCompletionWithDesc(b) }},
+	}
+	for _, c := range completions {
+		var buf bytes.Buffer
+		if err := c.gen(&buf); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		if err := os.WriteFile(filepath.Join(compDir, c.name), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clean creates dir or removes the generated files in it (*.1 pages and
+// aw.* completions); anything else a person put there is left alone.
+func clean(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.Type().IsRegular() && (strings.HasSuffix(name, ".1") || strings.HasPrefix(name, "aw.")) {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// disableAutoGenTag drops cobra's "Auto generated ... <date>" footer, which
+// each command decides for itself.
+func disableAutoGenTag(c *cobra.Command) {
+	c.DisableAutoGenTag = true
+	for _, sub := range c.Commands() {
+		disableAutoGenTag(sub)
+	}
+}
