@@ -1,3 +1,22 @@
 package dispatch
 
-func inspectActions() []*Action { return nil }
+import (
+	"github.com/agentic-workspace/aw/engine/inspect"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// inspectActions are workspace_inspect's rows: all read-only, never gated.
+func inspectActions() []*Action {
+	r := workspace.TierRead
+	return []*Action{
+		Bind(Inspect, "capabilities", r, "", "Permission mode, plans, approvals, notes, tools and the .agentic/ map", inspect.Capabilities),
+		Bind(Inspect, "overview", r, "", "The capabilities summary plus the workspace tree", inspect.Overview),
+		Bind(Inspect, "list", r, "", "List a directory breadth-first (bounded by list.maxDepth and list.maxEntries)", inspect.List),
+		Bind(Inspect, "read", r, "", "Read a line-numbered window of a text file with the whole file's sha256", inspect.Read),
+		Bind(Inspect, "search", r, "", "Search file contents with an RE2 regex or a literal (honours .gitignore)", inspect.Search),
+		Bind(Inspect, "find", r, "", "Find paths matching a ** glob (honours .gitignore)", inspect.Find),
+		Bind(Inspect, "stat", r, "", "Type, size, mode, mtime, and for files sha256 and line count", inspect.Stat),
+		Bind(Inspect, "changes", r, "", "Recovery listing: transactions, jobs, runs, boards, research, approvals, plans", inspect.Changes),
+		Bind(Inspect, "semantic_search", r, "", "Ranked code chunks for a query (not available yet: use search)", inspect.SemanticSearch),
+	}
+}

@@ -1,0 +1,217 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// ListRequest is the argument object of inspect.list.
+type ListRequest struct {
+	Path   string   `json:"path,omitempty"`   // directory to list (default: the scope)
+	Depth  int      `json:"depth,omitempty"`  // levels (1 = direct children); can only lower list.maxDepth
+	Ignore []string `json:"ignore,omitempty"` // extra globs hidden from the listing
+}
+
+// Entry is one listed path.
+type Entry struct {
+	Path  string `json:"path"`
+	Type  string `json:"type"` // file, directory, symlink, other
+	Size  int64  `json:"size"` // bytes, for files
+	Depth int    `json:"depth"`
+}
+
+// ListData is data of inspect.list (SPEC §6.0).
+type ListData struct {
+	Path      string  `json:"path"`
+	Depth     int     `json:"depth"` // the depth actually used
+	Entries   []Entry `json:"entries"`
+	Truncated bool    `json:"truncated"` // list.maxEntries stopped the listing
+	Total     int     `json:"total"`
+	Shown     int     `json:"shown"` // entries inline; all of them are in the artifact
+}
+
+// List lists a directory breadth-first, each level sorted by name, bounded
+// by list.maxDepth and list.maxEntries. Symlinks are reported, never
+// followed; denyPaths never appear; list.ignore entries are hidden (but a
+// listing of an ignored directory itself works).
+func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
+	d, err := listTree(ctx, ws, req.Path, req.Depth, req.Ignore, ws.Settings.List.MaxDepth)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	env := envelope.New("", "", d)
+	env.Retention.Importance = envelope.Low
+	env.Omit("data.entries")
+	if err := spillEntries(ws, &env, d); err != nil {
+		return envelope.Envelope{}, err
+	}
+	env.Summary = listSummary(d, env.Artifacts)
+	return env, nil
+}
+
+func listSummary(d *ListData, arts []envelope.Artifact) string {
+	files, dirs := 0, 0
+	for _, e := range d.Entries {
+		switch e.Type {
+		case "file":
+			files++
+		case "directory":
+			dirs++
+		}
+	}
+	s := fmt.Sprintf("%s: %s to depth %d", d.Path, plural(d.Total, "entry", "entries"), d.Depth)
+	if d.Truncated {
+		s += " (stopped at list.maxEntries: list a sub-directory or lower --depth to see the rest)"
+	}
+	if len(arts) > 0 {
+		s += fmt.Sprintf("; %d shown inline, all in %s", d.Shown, arts[0].Path)
+	}
+	return s
+}
+
+// spillEntries keeps the inline entries within maxToolResultChars and puts
+// the whole listing in an artifact when they do not fit.
+func spillEntries(ws *workspace.Workspace, env *envelope.Envelope, d *ListData) error {
+	budget := ws.Settings.MaxToolResultChars - 1000
+	used := 0
+	d.Shown = 0
+	for _, e := range d.Entries {
+		if used += jsonLen(e.Path) + 60; used > budget {
+			break
+		}
+		d.Shown++
+	}
+	if d.Shown == len(d.Entries) {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("type\tsize\tdepth\tpath\n")
+	for _, e := range d.Entries {
+		fmt.Fprintf(&b, "%s\t%d\t%d\t%s\n", e.Type, e.Size, e.Depth, e.Path)
+	}
+	art, err := ws.Store.WriteArtifact("list", "list.tsv", []byte(b.String()), fmt.Sprintf("all %d entries of %s (type, size, depth, path; tab-separated)", len(d.Entries), d.Path))
+	if err != nil {
+		return err
+	}
+	env.Artifacts = append(env.Artifacts, art)
+	env.Fact("full listing of %s in %s", d.Path, art.Path)
+	d.Entries = d.Entries[:d.Shown]
+	return nil
+}
+
+// listTree does the breadth-first walk for list and overview.
+func listTree(ctx context.Context, ws *workspace.Workspace, p string, depth int, ignore []string, maxDepth int) (*ListData, error) {
+	if depth < 0 {
+		return nil, envelope.Errorf(envelope.InvalidInput, "depth %d is negative: pass 1 for direct children, up to list.maxDepth %d", depth, ws.Settings.List.MaxDepth).With("field", "depth")
+	}
+	for _, g := range ignore {
+		if !doublestar.ValidatePattern(strings.Trim(g, "/")) {
+			return nil, envelope.Errorf(envelope.InvalidInput, "--ignore %q is not a valid glob (unbalanced [ or a bad escape)", g).With("field", "ignore")
+		}
+	}
+	if depth == 0 || depth > ws.Settings.List.MaxDepth {
+		depth = min(maxDepth, ws.Settings.List.MaxDepth)
+	}
+	base, fi, err := walkBase(ws, p)
+	if err != nil {
+		return nil, err
+	}
+	d := &ListData{Path: display(base.Rel), Depth: depth, Entries: []Entry{}}
+	if !fi.IsDir() {
+		d.Entries = append(d.Entries, Entry{Path: display(base.Rel), Type: fileType(fi.Mode()), Size: sizeOf(fi), Depth: 0})
+		d.Total = 1
+		return d, nil
+	}
+	hide := workspace.NewPatterns(ws.Settings.List.Ignore, ignore)
+	maxEntries := ws.Settings.List.MaxEntries
+	type dir struct{ abs, rel, brel string }
+	level := []dir{{abs: base.Abs, rel: base.Rel}}
+	workers := runtime.GOMAXPROCS(0)
+	for lv := 1; lv <= depth && len(level) > 0 && !d.Truncated; lv++ {
+		var next []dir
+		// Directories of one level are read in parallel, in batches, so a
+		// listing that stops at maxEntries does not read the whole level.
+		for startAt := 0; startAt < len(level) && !d.Truncated; startAt += 64 {
+			batch := level[startAt:min(startAt+64, len(level))]
+			kids := make([][]Entry, len(batch))
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, workers)
+			for i, dd := range batch {
+				wg.Add(1)
+				sem <- struct{}{}
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					kids[i] = readLevel(ws, dd.abs, dd.rel, dd.brel, lv, hide)
+				}()
+			}
+			wg.Wait()
+			if ctx.Err() != nil {
+				return nil, envelope.Errorf(envelope.Timeout, "list was cancelled: %v", ctx.Err())
+			}
+			for i, es := range kids {
+				for _, e := range es {
+					if len(d.Entries) >= maxEntries {
+						d.Truncated = true
+						break
+					}
+					d.Entries = append(d.Entries, e)
+					if e.Type == "directory" {
+						name := e.Path[strings.LastIndexByte(e.Path, '/')+1:]
+						next = append(next, dir{abs: filepath.Join(batch[i].abs, name), rel: e.Path, brel: join(batch[i].brel, name)})
+					}
+				}
+				if d.Truncated {
+					break
+				}
+			}
+		}
+		level = next
+	}
+	d.Total = len(d.Entries)
+	return d, nil
+}
+
+// readLevel reads one directory's visible children, sorted by name.
+func readLevel(ws *workspace.Workspace, abs, rel, brel string, depth int, hide *workspace.Patterns) []Entry {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil
+	}
+	ents, _ := f.ReadDir(-1)
+	f.Close()
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	out := make([]Entry, 0, len(ents))
+	for _, e := range ents {
+		r := join(rel, e.Name())
+		if ws.Jail.Denied(r) || hide.Match(join(brel, e.Name())) {
+			continue
+		}
+		en := Entry{Path: r, Type: fileType(e.Type()), Depth: depth}
+		if e.Type().IsRegular() {
+			if info, err := e.Info(); err == nil {
+				en.Size = info.Size()
+			}
+		}
+		out = append(out, en)
+	}
+	return out
+}
+
+func sizeOf(fi fs.FileInfo) int64 {
+	if fi.Mode().IsRegular() {
+		return fi.Size()
+	}
+	return 0
+}

@@ -1,0 +1,339 @@
+package inspect
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// ReadRequest is the argument object of inspect.read.
+type ReadRequest struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line,omitempty"` // first line shown, 1-based (default 1)
+	Limit     int    `json:"limit,omitempty"`      // lines in the window (default read.defaultLines)
+	MaxBytes  int    `json:"max_bytes,omitempty"`  // byte ceiling of content (default read.maxBytes; can only lower it)
+}
+
+// ReadData is data of inspect.read (SPEC §6.0).
+type ReadData struct {
+	Path        string `json:"path"`
+	StartLine   int64  `json:"startLine"`
+	EndLine     int64  `json:"endLine"`
+	TotalLines  int64  `json:"totalLines"`
+	TotalBytes  int64  `json:"totalBytes"`
+	Truncated   bool   `json:"truncated"`
+	BytesCapped bool   `json:"bytesCapped"`
+	SHA256      string `json:"sha256"`
+	// CharsCapped: the window was cut to fit maxToolResultChars.
+	CharsCapped bool `json:"charsCapped,omitempty"`
+	// NextStart is the --start that continues after this window.
+	NextStart   int64  `json:"nextStart,omitempty"`
+	InvalidUTF8 bool   `json:"invalidUtf8,omitempty"`
+	LineEndings string `json:"lineEndings,omitempty"` // "crlf": CR LF endings, shown without the CR
+	Content     string `json:"content"`
+
+	partialLine int64 // the last line shown was cut (0: none)
+}
+
+// Read returns a `cat -n` window of a text file with the SHA-256 of the
+// whole file. The file is streamed once; memory is bounded by the window.
+func Read(ctx context.Context, ws *workspace.Workspace, req *ReadRequest) (envelope.Envelope, error) {
+	if req.Path == "" {
+		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "read needs a path: `aw inspect read PATH` (relative to the workspace root)").With("field", "path")
+	}
+	opts, err := readOptions(ws, req)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	jp, err := ws.Jail.Resolve(req.Path, workspace.Read)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	f, fi, err := openRegular(jp, "read")
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	defer f.Close()
+	w := newWindow(opts)
+	sum, err := streamFile(f, fi.Size(), true, w.visit)
+	if _, ok := err.(errBinary); ok {
+		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput,
+			"%s is a binary file (it has a NUL byte in its first 8 KiB), so it has no lines to show; `aw inspect stat %s` gives its size and sha256", display(jp.Rel), display(jp.Rel)).With("path", display(jp.Rel)).With("reason", "binary")
+	}
+	if err != nil {
+		return envelope.Envelope{}, envelope.Errorf(envelope.Internal, "cannot read %s: %v; check its permissions", display(jp.Rel), err).With("path", display(jp.Rel))
+	}
+	d := w.render(opts, sum)
+	d.Path = display(jp.Rel)
+	env := envelope.New("", readSummary(d, opts), d)
+	env.Retention.Importance = envelope.Low
+	env.Fact("%s sha256 %s (%d lines, %d bytes)", d.Path, d.SHA256, d.TotalLines, d.TotalBytes)
+	env.Omit("data.content")
+	return env, nil
+}
+
+// readOpts are the effective window and ceilings.
+type readOpts struct {
+	start    int64
+	limit    int64
+	maxBytes int // 0: no byte ceiling
+	maxChars int // maxToolResultChars: the envelope's inline bound
+}
+
+func readOptions(ws *workspace.Workspace, req *ReadRequest) (readOpts, error) {
+	o := readOpts{start: 1, limit: int64(ws.Settings.Read.DefaultLines), maxBytes: ws.Settings.Read.MaxBytes, maxChars: ws.Settings.MaxToolResultChars}
+	switch {
+	case req.StartLine < 0:
+		return o, envelope.Errorf(envelope.InvalidInput, "start_line %d is negative: lines count from 1", req.StartLine).With("field", "start_line")
+	case req.Limit < 0:
+		return o, envelope.Errorf(envelope.InvalidInput, "limit %d is negative: pass a number of lines (default %d)", req.Limit, o.limit).With("field", "limit")
+	case req.MaxBytes < 0:
+		return o, envelope.Errorf(envelope.InvalidInput, "max_bytes %d is negative: pass a byte ceiling, or omit it", req.MaxBytes).With("field", "max_bytes")
+	}
+	if req.StartLine > 0 {
+		o.start = int64(req.StartLine)
+	}
+	if req.Limit > 0 {
+		o.limit = int64(req.Limit)
+	}
+	// The caller may only lower the configured ceiling.
+	if req.MaxBytes > 0 && (o.maxBytes == 0 || req.MaxBytes < o.maxBytes) {
+		o.maxBytes = req.MaxBytes
+	}
+	return o, nil
+}
+
+// openRegular opens a jailed path that must be a regular file.
+func openRegular(jp workspace.Path, verb string) (*os.File, os.FileInfo, error) {
+	fi, err := statPath(jp, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	rel := display(jp.Rel)
+	if fi.IsDir() {
+		return nil, nil, envelope.Errorf(envelope.InvalidInput, "%s is a directory; list it with `aw inspect list %s`", rel, rel).With("path", rel).With("reason", "directory")
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, envelope.Errorf(envelope.InvalidInput, "%s is not a regular file (%s), so aw will not %s it; `aw inspect stat %s` describes it", rel, fileType(fi.Mode()), verb, rel).With("path", rel)
+	}
+	f, err := os.Open(jp.Abs)
+	if err != nil {
+		return nil, nil, envelope.Errorf(envelope.Internal, "cannot open %s: %v; check its permissions", rel, err).With("path", rel)
+	}
+	return f, fi, nil
+}
+
+// window picks the lines of the read window out of the stream, keeping
+// no more bytes than the envelope could ever show.
+type window struct {
+	start, end int64 // inclusive line numbers
+	budget     int   // formatted bytes worth keeping
+	used       int
+	cur        int64 // number of the line the next byte belongs to
+	lines      []wline
+	buf        []byte
+	done       bool
+	full       bool // stopped at the budget with more of the window left
+}
+
+type wline struct {
+	n         int64
+	off, kept int
+	full      int64 // raw length without the newline
+	last      byte  // last raw byte before the newline
+	nl        bool  // terminated by a newline
+}
+
+// gutterMin is the least a line adds beyond its text: "%6d\t" and "\n",
+// less a CR that may be dropped.
+const gutterMin = 7
+
+func newWindow(o readOpts) *window {
+	budget := 4*o.maxChars + 8
+	if o.maxBytes > 0 && o.maxBytes+8 < budget {
+		budget = o.maxBytes + 8
+	}
+	end := o.start + o.limit - 1
+	if end < o.start { // overflow
+		end = 1<<62 - 1
+	}
+	return &window{start: o.start, end: end, budget: budget, cur: 1}
+}
+
+func (w *window) visit(b []byte) {
+	for len(b) > 0 && !w.done {
+		if w.cur < w.start {
+			need := w.start - w.cur
+			if c := int64(bytes.Count(b, []byte{'\n'})); c < need {
+				w.cur += c
+				return
+			}
+			for ; need > 0; need-- {
+				j := bytes.IndexByte(b, '\n')
+				b = b[j+1:]
+				w.cur++
+			}
+			continue
+		}
+		if w.cur > w.end {
+			w.done = true
+			return
+		}
+		if len(w.lines) == 0 || w.lines[len(w.lines)-1].n != w.cur {
+			if w.used >= w.budget {
+				w.done, w.full = true, true
+				return
+			}
+			w.lines = append(w.lines, wline{n: w.cur, off: len(w.buf)})
+			w.used += gutterMin
+		}
+		l := &w.lines[len(w.lines)-1]
+		j := bytes.IndexByte(b, '\n')
+		seg := b
+		if j >= 0 {
+			seg = b[:j]
+		}
+		if len(seg) > 0 {
+			l.last = seg[len(seg)-1]
+			l.full += int64(len(seg))
+			if keep := min(len(seg), w.budget-w.used); keep > 0 {
+				w.buf = append(w.buf, seg[:keep]...)
+				w.used += keep
+				l.kept += keep
+			}
+		}
+		if j < 0 {
+			return
+		}
+		l.nl = true
+		b = b[j+1:]
+		w.cur++
+	}
+}
+
+// render applies the byte ceiling and the envelope bound to the kept lines.
+func (w *window) render(o readOpts, s fileSummary) *ReadData {
+	d := &ReadData{StartLine: o.start, EndLine: o.start - 1, TotalLines: s.Lines, TotalBytes: s.Size, SHA256: s.SHA256}
+	var out []byte
+	runes := 0
+	endPartial := false
+	crlf := false
+	for i, l := range w.lines {
+		text := w.buf[l.off : l.off+l.kept]
+		partial := int64(l.kept) < l.full
+		if !partial && l.nl && l.last == '\r' {
+			text = text[:len(text)-1]
+			crlf = true
+		}
+		if partial {
+			text = trimPartialRune(text)
+		}
+		str, _, invalid := clipLine(text, len(text))
+		d.InvalidUTF8 = d.InvalidUTF8 || invalid
+		line := make([]byte, 0, len(str)+8)
+		line = append(line, fmt.Sprintf("%6d\t", l.n)...)
+		line = append(line, str...)
+		if l.nl && !partial {
+			line = append(line, '\n')
+		}
+		n := utf8.RuneCount(line)
+		roomBytes := len(line)
+		if o.maxBytes > 0 {
+			roomBytes = o.maxBytes - len(out)
+		}
+		if len(line) <= roomBytes && runes+n <= o.maxChars && !partial {
+			out = append(out, line...)
+			runes += n
+			d.EndLine = l.n
+			continue
+		}
+		if len(line) > roomBytes {
+			cut := trimPartialRune(line[:roomBytes])
+			if runes+utf8.RuneCount(cut) <= o.maxChars {
+				d.BytesCapped = true
+				if len(cut) > 0 {
+					out = append(out, cut...)
+					d.EndLine, endPartial = l.n, true
+				}
+				break
+			}
+		}
+		// The envelope bound: whole lines while they fit; a first line
+		// that alone is too long is cut so something comes back.
+		d.CharsCapped = true
+		if i == 0 || len(out) == 0 {
+			cut := cutRunes(line, o.maxChars-runes)
+			if o.maxBytes > 0 && len(cut) > o.maxBytes-len(out) {
+				cut = trimPartialRune(cut[:o.maxBytes-len(out)])
+			}
+			out = append(out, cut...)
+			d.EndLine, endPartial = l.n, len(cut) < len(line) || partial
+		}
+		break
+	}
+	d.Content = string(out)
+	if crlf {
+		d.LineEndings = "crlf"
+	}
+	if d.EndLine >= d.StartLine && (d.EndLine < d.TotalLines || endPartial) {
+		d.Truncated = true
+		if d.EndLine < d.TotalLines {
+			d.NextStart = d.EndLine + 1
+		}
+	}
+	if endPartial {
+		d.partialLine = d.EndLine
+	}
+	return d
+}
+
+// cutRunes keeps the first n characters of b.
+func cutRunes(b []byte, n int) []byte {
+	if n <= 0 {
+		return nil
+	}
+	i := 0
+	for c := 0; c < n && i < len(b); c++ {
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+	}
+	return b[:i]
+}
+
+func readSummary(d *ReadData, o readOpts) string {
+	if d.TotalLines == 0 {
+		return fmt.Sprintf("%s is empty (0 lines, 0 bytes); sha256 %s", d.Path, d.SHA256)
+	}
+	if d.EndLine < d.StartLine {
+		if d.StartLine > d.TotalLines {
+			return fmt.Sprintf("%s has %d lines: start line %d is past the end, so nothing is shown; read from --start 1 to %d", d.Path, d.TotalLines, d.StartLine, d.TotalLines)
+		}
+		return fmt.Sprintf("%s: nothing of line %d fits in --max-bytes %d; raise --max-bytes", d.Path, d.StartLine, o.maxBytes)
+	}
+	s := fmt.Sprintf("Read %s lines %d-%d of %d (%d bytes, sha256 %s)", d.Path, d.StartLine, d.EndLine, d.TotalLines, d.TotalBytes, d.SHA256)
+	if d.InvalidUTF8 {
+		s += "; invalid UTF-8 shown as U+FFFD"
+	}
+	if d.partialLine > 0 {
+		switch {
+		case d.BytesCapped:
+			s += fmt.Sprintf("; line %d was cut at the byte ceiling (%d bytes)", d.partialLine, o.maxBytes)
+		default:
+			s += fmt.Sprintf("; line %d is too long to show whole (maxToolResultChars %d)", d.partialLine, o.maxChars)
+		}
+	} else if d.BytesCapped {
+		s += fmt.Sprintf("; the byte ceiling (%d bytes) stopped the window", o.maxBytes)
+	} else if d.CharsCapped {
+		s += fmt.Sprintf("; the window was cut to fit maxToolResultChars (%d)", o.maxChars)
+	}
+	if d.NextStart > 0 {
+		s += "; continue with --start " + strconv.FormatInt(d.NextStart, 10)
+	}
+	return s
+}

@@ -1,0 +1,182 @@
+package inspect
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// A walk visits everything under a base directory in parallel, the way the
+// searches need it: denyPaths always hidden, list.ignore (relative to the
+// base, so naming an ignored directory still works) and .gitignore files at
+// every level honoured, symlinks reported but never followed.
+type walk struct {
+	ws       *workspace.Workspace
+	base     workspace.Path
+	ignore   *workspace.Patterns // list.ignore and the caller's, base-relative
+	skipDir  func(rel string) bool
+	visit    func(wk *walker, e entry) // files, symlinks and others; called concurrently
+	visitDir func(wk *walker, e entry) // directories (after the filters), may be nil
+	workers  int
+}
+
+// entry is one thing found by a walk.
+type entry struct {
+	abs  string
+	rel  string // root-relative, slash-separated
+	name string
+	typ  fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 (regular) or another type bit
+}
+
+type dirJob struct {
+	abs   string
+	rel   string
+	brel  string   // base-relative
+	comps []string // root-relative components
+	rules *ignoreRules
+}
+
+// walker is one worker's state; visit callbacks may keep buffers in it.
+type walker struct {
+	buf []byte
+	out any
+}
+
+func (w *walk) run(ctx context.Context, newOut func() any) []any {
+	if w.workers <= 0 {
+		w.workers = runtime.GOMAXPROCS(0)
+	}
+	comps := splitRel(w.base.Rel)
+	var rules *ignoreRules
+	if !w.base.Outside {
+		rules = ancestorRules(w.ws.Root, comps)
+	}
+	q := &jobQueue{jobs: []dirJob{{abs: w.base.Abs, rel: w.base.Rel, comps: comps, rules: rules}}}
+	q.cond = sync.NewCond(&q.mu)
+	outs := make([]any, w.workers)
+	var wg sync.WaitGroup
+	for i := 0; i < w.workers; i++ {
+		wk := &walker{}
+		if newOut != nil {
+			wk.out = newOut()
+		}
+		outs[i] = wk.out
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				job, ok := q.pop()
+				if !ok {
+					return
+				}
+				if ctx.Err() == nil {
+					w.dir(wk, q, job)
+				}
+				q.finish()
+			}
+		}()
+	}
+	wg.Wait()
+	return outs
+}
+
+func (w *walk) dir(wk *walker, q *jobQueue, job dirJob) {
+	f, err := os.Open(job.abs)
+	if err != nil {
+		return
+	}
+	ents, _ := f.ReadDir(-1)
+	f.Close()
+	rules := job.rules
+	if !w.base.Outside {
+		for _, e := range ents {
+			if e.Name() == ".gitignore" && e.Type().IsRegular() {
+				if raw, err := os.ReadFile(filepath.Join(job.abs, ".gitignore")); err == nil {
+					rules = rules.with(raw, job.comps)
+				}
+				break
+			}
+		}
+	}
+	for _, e := range ents {
+		name := e.Name()
+		rel := join(job.rel, name)
+		if w.ws.Jail.Denied(rel) {
+			continue
+		}
+		brel := join(job.brel, name)
+		if w.ignore.Match(brel) {
+			continue
+		}
+		typ := e.Type()
+		isDir := typ.IsDir()
+		var comps []string
+		if rules != nil {
+			comps = append(job.comps[:len(job.comps):len(job.comps)], name)
+			if rules.ignored(comps, isDir) {
+				continue
+			}
+		}
+		ent := entry{abs: job.abs + string(filepath.Separator) + name, rel: rel, name: name, typ: typ & fs.ModeType}
+		if isDir {
+			if w.skipDir != nil && w.skipDir(rel) {
+				continue
+			}
+			if w.visitDir != nil {
+				w.visitDir(wk, ent)
+			}
+			if comps == nil {
+				comps = append(job.comps[:len(job.comps):len(job.comps)], name)
+			}
+			q.push(dirJob{abs: ent.abs, rel: rel, brel: brel, comps: comps, rules: rules})
+			continue
+		}
+		w.visit(wk, ent)
+	}
+}
+
+// jobQueue is a LIFO of directories shared by the workers; it is done when
+// it is empty and no worker is inside a directory (which could push more).
+type jobQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	jobs   []dirJob
+	active int
+}
+
+func (q *jobQueue) push(j dirJob) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, j)
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+func (q *jobQueue) pop() (dirJob, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.jobs) == 0 {
+		if q.active == 0 {
+			q.cond.Broadcast()
+			return dirJob{}, false
+		}
+		q.cond.Wait()
+	}
+	j := q.jobs[len(q.jobs)-1]
+	q.jobs = q.jobs[:len(q.jobs)-1]
+	q.active++
+	return j, true
+}
+
+func (q *jobQueue) finish() {
+	q.mu.Lock()
+	q.active--
+	if q.active == 0 && len(q.jobs) == 0 {
+		q.cond.Broadcast()
+	}
+	q.mu.Unlock()
+}
