@@ -3,6 +3,7 @@ module github.com/agentic-workspace/aw
 go 1.26.8
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/olekukonko/tablewriter v1.1.5

@@ -60,6 +60,7 @@ type app struct {
 	tier     string
 	format   string
 	pretty   bool
+	hooks    map[*cobra.Command]func(req any) error
 	result   *envelope.Envelope
 	exitCode int
 }
@@ -134,7 +135,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Agent tools:"}, &cobra.Group{ID: "human", Title: "Human and setup:"})
 	root.SetHelpCommandGroupID("human")
 	root.SetCompletionCommandGroupID("human")
-	for _, c := range []*cobra.Command{a.inspectCmd(), a.notesCmd()} {
+	for _, c := range []*cobra.Command{a.inspectCmd(), a.editCmd(), a.notesCmd()} {
 		c.GroupID = "tools"
 		root.AddCommand(c)
 	}

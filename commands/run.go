@@ -33,6 +33,12 @@ func (a *app) verb(tool *dispatch.Tool, action, use string, bind func(f *pflag.F
 			if args != nil {
 				args(req, positional)
 			}
+			if hook := a.hooks[cmd]; hook != nil {
+				if err := hook(req); err != nil {
+					a.emit(envelope.Fail(row.Operation(), err))
+					return nil
+				}
+			}
 			a.dispatch(cmd, row, req)
 			return nil
 		},
@@ -42,6 +48,15 @@ func (a *app) verb(tool *dispatch.Tool, action, use string, bind func(f *pflag.F
 		bind(cmd.Flags(), req)
 	}
 	return cmd
+}
+
+// beforeDispatch adds a step that may refuse the request after flags,
+// --input and arguments are in (parsing a flag's JSON, say).
+func (a *app) beforeDispatch(cmd *cobra.Command, hook func(req any) error) {
+	if a.hooks == nil {
+		a.hooks = map[*cobra.Command]func(any) error{}
+	}
+	a.hooks[cmd] = hook
 }
 
 // applyInput decodes --input under the flags: fields come from the JSON,

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentic-workspace/aw/engine/edit"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -112,6 +113,11 @@ func (a *Action) Run(ctx context.Context, ws *workspace.Workspace, req any) enve
 	if !ws.Allows(a.Tier) {
 		return envelope.Fail(a.Operation(), envelope.Errorf(envelope.ToolDisabled,
 			"%s needs tier %s but this call is capped at --tier %s; run it without that cap or choose a read-only action", a.Operation(), a.Tier, ws.Tier).With("tier", a.Tier.String()))
+	}
+	// A commit or rollback killed half-way is finished before anything
+	// else reads the workspace.
+	if err := edit.Recover(ws); err != nil {
+		return envelope.Fail(a.Operation(), err)
 	}
 	if ws.Tools == nil {
 		ws.Tools = func() []workspace.ToolInfo { return Registered(ws) }

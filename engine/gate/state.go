@@ -2,9 +2,6 @@
 // approval and plan records, destructive checks and the human verbs. Every
 // gated action of every tool calls it; it never prints and never runs the
 // action itself.
-//
-// This file holds the records and their state file; the decision logic
-// lands with the transactions issue.
 package gate
 
 import (
@@ -40,6 +37,9 @@ type Record struct {
 	PlanPath    string    `json:"planPath,omitempty"`
 	Revision    int       `json:"revision,omitempty"`
 	Note        string    `json:"note,omitempty"`
+	Review      string    `json:"review,omitempty"`     // what the human is shown (diff path, argv)
+	Supersedes  string    `json:"supersedes,omitempty"` // plans: the plan this one replaced
+	Summary     string    `json:"summary,omitempty"`    // plans: what `plan complete` recorded
 	CreatedAt   time.Time `json:"createdAt"`
 	ExpiresAt   time.Time `json:"expiresAt"`
 	DecidedAt   time.Time `json:"decidedAt,omitzero"`

@@ -52,6 +52,10 @@ type Options struct {
 type Caller struct {
 	Terminal      bool   // stdin and stdout are both a terminal
 	ApproverToken string // AW_APPROVER_TOKEN, checked against the token file
+	// Confirm asks the human at the terminal a yes/no question (the front
+	// end sets it only when Terminal is true). The gate calls it in the
+	// terminal path of a human verb, never for a token holder.
+	Confirm func(prompt string) bool `json:"-"`
 }
 
 // Workspace is the root a call runs against, with its settings and jail.

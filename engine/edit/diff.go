@@ -1,0 +1,47 @@
+package edit
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+)
+
+// unified renders one file's change as a unified diff (git's a/ b/ labels)
+// and counts the added and deleted lines.
+func unified(c *FileChange, before, after []byte) string {
+	from, to := "a/"+c.Path, "b/"+c.Path
+	if !c.ExistedBefore {
+		from = "/dev/null"
+	}
+	if c.Change == "delete" {
+		to = "/dev/null"
+	}
+	if binary(before) || binary(after) {
+		return fmt.Sprintf("Binary files %s and %s differ\n", from, to)
+	}
+	d := udiff.Unified(from, to, string(before), string(after))
+	if d == "" && c.Mode != c.BeforeMode {
+		return fmt.Sprintf("--- %s\n+++ %s\nmode %o -> %o\n", from, to, c.BeforeMode, c.Mode)
+	}
+	for _, line := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "+"):
+			c.Additions++
+		case strings.HasPrefix(line, "-"):
+			c.Deletions++
+		}
+	}
+	return d
+}
+
+func binary(b []byte) bool {
+	head := b
+	if len(head) > 8000 {
+		head = head[:8000]
+	}
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(b)
+}

@@ -1,0 +1,163 @@
+package edit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// result builds the envelope of a transaction in its current state; an
+// empty summary gets the standard one for that state.
+func result(ws *workspace.Workspace, tx *Transaction, summary string) envelope.Envelope {
+	diff, _ := os.ReadFile(filepath.Join(txDir(ws, tx.ID), "changes.diff"))
+	limit := ws.Settings.MaxToolResultChars
+	preview, truncated := string(diff), false
+	if len(preview) > limit {
+		preview, truncated = envelope.Clip(preview, limit), true
+	}
+	r := &Result{
+		TransactionID: tx.ID, Status: tx.Status, Destructive: tx.Destructive, DestructiveReasons: tx.DestructiveReasons,
+		Operations: tx.Operations, Files: tx.Files, Directories: tx.Directories, DiffPreview: preview, DiffTruncated: truncated,
+		Committed: tx.Status == Applied, Error: tx.Error, CreatedAt: tx.CreatedAt,
+	}
+	if summary == "" {
+		summary = describe(tx)
+		if truncated {
+			summary += fmt.Sprintf(" The diff preview is cut at %d characters; the whole diff is in the changes.diff artifact.", limit)
+		}
+	}
+	env := envelope.New("", summary, r)
+	env.Artifacts = artifacts(ws, tx)
+	env.Omit("data.diffPreview", "data.operations")
+	env.Fact("transaction %s %s: %s", tx.ID, tx.Status, counts(tx))
+	if tx.Destructive {
+		env.Fact("destructive: %s", strings.Join(tx.DestructiveReasons, "; "))
+	}
+	if tx.Status == Applied || tx.Status == RolledBack {
+		env.Retention.Importance = envelope.High
+	}
+	return env
+}
+
+func describe(tx *Transaction) string {
+	what := counts(tx)
+	switch tx.Status {
+	case Planned:
+		s := fmt.Sprintf("Previewed %s: %s; nothing on disk changed. Commit it with workspace_edit {\"action\":\"commit\",\"transaction_id\":%q}.", tx.ID, what, tx.ID)
+		if tx.Destructive {
+			s += " It is destructive (" + strings.Join(tx.DestructiveReasons, "; ") + "): committing needs allowDestructiveEdits."
+		}
+		return s
+	case Applied:
+		return fmt.Sprintf("Committed %s: %s.", tx.ID, what)
+	case RolledBack:
+		return fmt.Sprintf("Rolled back %s: %s restored.", tx.ID, what)
+	case Failed:
+		return fmt.Sprintf("Transaction %s failed: %s", tx.ID, tx.Error)
+	}
+	return fmt.Sprintf("Transaction %s is %s: %s.", tx.ID, tx.Status, what)
+}
+
+func counts(tx *Transaction) string {
+	var parts []string
+	n := map[string]int{}
+	for _, f := range tx.Files {
+		n[f.Change]++
+	}
+	for _, c := range []string{"create", "modify", "delete"} {
+		if n[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[c], map[string]string{"create": "created", "modify": "modified", "delete": "deleted"}[c]))
+		}
+	}
+	if len(tx.Directories) > 0 {
+		parts = append(parts, fmt.Sprintf("%d director%s", len(tx.Directories), map[bool]string{true: "y", false: "ies"}[len(tx.Directories) == 1]))
+	}
+	if len(parts) == 0 {
+		return "no changes"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// artifacts describes changes.diff and review.md.
+func artifacts(ws *workspace.Workspace, tx *Transaction) []envelope.Artifact {
+	var out []envelope.Artifact
+	for _, a := range []struct{ name, kind, desc string }{
+		{"changes.diff", "diff", "unified diff of the transaction"},
+		{"review.md", "review", "what a human reviews: operations, files, diff"},
+	} {
+		path := filepath.Join(txDir(ws, tx.ID), a.name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(b)
+		out = append(out, envelope.Artifact{Kind: a.kind, Path: ws.Store.Rel(path), SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(b)), Description: a.desc})
+	}
+	return out
+}
+
+// Show returns one transaction.
+func Show(ctx context.Context, ws *workspace.Workspace, req *TxRequest) (envelope.Envelope, error) {
+	tx, err := load(ws, req.TransactionID)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	return result(ws, tx, ""), nil
+}
+
+// Summary is one transaction in a listing.
+type Summary struct {
+	ID             string    `json:"id"`
+	Status         string    `json:"status"`
+	FileCount      int       `json:"fileCount"`
+	DirectoryCount int       `json:"directoryCount"`
+	Destructive    bool      `json:"destructive"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+// List returns transactions, newest first.
+func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
+	limit := req.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	if limit < 1 || limit > 100 {
+		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "limit %d is out of range: use 1 to 100 (default 20)", req.Limit)
+	}
+	all, err := ids(ws)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	out := []Summary{}
+	for _, id := range all {
+		if len(out) == limit {
+			break
+		}
+		tx, err := load(ws, id)
+		if err != nil {
+			return envelope.Envelope{}, err
+		}
+		out = append(out, Summary{ID: tx.ID, Status: tx.Status, FileCount: len(tx.Files), DirectoryCount: len(tx.Directories), Destructive: tx.Destructive, CreatedAt: tx.CreatedAt})
+	}
+	summary := fmt.Sprintf("%d transactions", len(all))
+	if len(all) > len(out) {
+		summary += fmt.Sprintf(", showing the newest %d", len(out))
+	}
+	env := envelope.New("", summary+".", map[string]any{"transactions": out, "total": len(all)})
+	env.Retention.Importance = envelope.Low
+	for i, s := range out {
+		if i == 10 {
+			break
+		}
+		env.Fact("transaction %s %s", s.ID, s.Status)
+	}
+	return env, nil
+}
