@@ -229,17 +229,14 @@ func checkMatches(root, peer string) func(aw, out []byte) error {
 		}
 		want := map[string]bool{}
 		for _, line := range strings.Split(string(out), "\n") {
-			path, rest, ok := strings.Cut(line, ":")
-			num, _, ok2 := strings.Cut(rest, ":")
-			if !ok || !ok2 {
-				continue
+			if m := matchLine.FindStringSubmatch(line); m != nil {
+				want[strings.TrimPrefix(m[1], "./")+":"+m[2]] = true
 			}
-			want[strings.TrimPrefix(path, "./")+":"+num] = true
 		}
 		if len(want) == 0 {
 			return fmt.Errorf("%s found nothing: the data set is wrong", peer)
 		}
-		return compareSets("match", got, want, peer)
+		return compareSets("matches", got, want, peer)
 	}
 }
 
@@ -270,7 +267,7 @@ func checkList(root string) func(aw, out []byte) error {
 				want[line] = true
 			}
 		}
-		return compareSets("path", got, want, "the peer")
+		return compareSets("paths", got, want, "the peer")
 	}
 }
 
@@ -291,7 +288,7 @@ func compareSets(what string, got, want map[string]bool, peer string) error {
 	}
 	sort.Strings(missing)
 	sort.Strings(extra)
-	return fmt.Errorf("aw has %d %ss, %s %d: %d missing %v, %d extra %v",
+	return fmt.Errorf("aw has %d %s, %s %d: %d missing %v, %d extra %v",
 		len(got), what, peer, len(want), len(missing), head(missing), len(extra), head(extra))
 }
 
@@ -305,7 +302,8 @@ func head(s []string) []string {
 // listItems returns the full list data.<key> of an envelope. aw bounds what
 // it prints inline and spills the rest to an artifact under
 // .agentic/artifacts/, so the artifact wins when there is one. Artifacts are
-// read as JSON (the envelope, its data, or the bare list) or JSON lines.
+// read as JSON (the envelope, its data, or the bare list), JSON lines, or
+// the text forms inspect writes (search.txt, list.tsv).
 func listItems(root string, env *awEnvelope, key string) ([]json.RawMessage, error) {
 	var inline struct {
 		Items     []json.RawMessage `json:"-"`
@@ -350,15 +348,54 @@ func itemsFrom(raw []byte, key string) ([]json.RawMessage, bool) {
 		}
 		return nil, false
 	}
+	lines := bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n"))
+	if len(raw) == 0 {
+		return nil, false
+	}
 	// JSON lines: one item per line.
-	for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
-		if !json.Valid(line) || len(line) == 0 || line[0] != '{' {
+	if lines[0][0] == '{' {
+		for _, line := range lines {
+			if !json.Valid(line) {
+				return nil, false
+			}
+			list = append(list, json.RawMessage(line))
+		}
+		return list, true
+	}
+	// The text forms aw writes: search.txt "path:line:text", list.tsv
+	// "type\tsize\tdepth\tpath" after a header line.
+	switch key {
+	case "matches":
+		for _, line := range lines {
+			m := matchLine.FindSubmatch(line)
+			if m == nil {
+				return nil, false
+			}
+			item, _ := json.Marshal(map[string]any{"path": string(m[1]), "line": atoi(string(m[2]))})
+			list = append(list, item)
+		}
+		return list, true
+	case "entries":
+		if !bytes.HasPrefix(lines[0], []byte("type\t")) {
 			return nil, false
 		}
-		list = append(list, json.RawMessage(line))
+		for _, line := range lines[1:] {
+			f := strings.SplitN(string(line), "\t", 4)
+			if len(f) != 4 {
+				return nil, false
+			}
+			item, _ := json.Marshal(map[string]any{"type": f[0], "path": f[3]})
+			list = append(list, item)
+		}
+		return list, true
 	}
-	return list, len(list) > 0
+	return nil, false
 }
+
+// matchLine is "path:line:text" (the first ":<digits>:" ends the path).
+var matchLine = regexp.MustCompile(`^(.*?):([0-9]+):`)
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 var initLine = regexp.MustCompile(`^init (\S+) @\S+ ms, ([0-9.]+) ms clock`)
 
