@@ -135,11 +135,11 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Agent tools:"}, &cobra.Group{ID: "human", Title: "Human and setup:"})
 	root.SetHelpCommandGroupID("human")
 	root.SetCompletionCommandGroupID("human")
-	for _, c := range []*cobra.Command{a.inspectCmd(), a.editCmd(), a.notesCmd()} {
+	for _, c := range []*cobra.Command{a.inspectCmd(), a.editCmd(), a.planCmd(), a.notesCmd()} {
 		c.GroupID = "tools"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.approvalCmd(), a.callCmd(), a.configCmd(), a.initCmd(), a.versionCmd()} {
+	for _, c := range []*cobra.Command{a.approvalCmd(), a.promptCmd(), a.callCmd(), a.configCmd(), a.initCmd(), a.versionCmd()} {
 		c.GroupID = "human"
 		root.AddCommand(c)
 	}

@@ -8,8 +8,23 @@ import (
 // Approval is aw's own noun for the human's side of the gate.
 var Approval = &Tool{Noun: "approval", Short: "The human's side of the permission gate"}
 
+// Prompt is aw's own noun for the prompt preprocessor a chat harness pipes
+// every user message through (SPEC §5.2). It is a noun of its own, not an
+// approval verb, because most messages decide nothing.
+var Prompt = &Tool{Noun: "prompt", Short: "Preprocess a user message: /accept, /deny and the permission-mode hint"}
+
 func approvalActions() []*Action {
 	token := Bind(Approval, "token", workspace.TierRead, "", "Create the approver token for harnesses you own (your terminal only)", gate.Token)
 	token.Human = true
-	return []*Action{token}
+	accept := Bind(Approval, "accept", workspace.TierRead, "", "Approve a pending approval or plan (a human verb; default: the newest pending)", gate.Accept)
+	accept.Human = true
+	deny := Bind(Approval, "deny", workspace.TierRead, "", "Deny a pending approval or plan (a human verb; default: the newest pending)", gate.Deny)
+	deny.Human = true
+	return []*Action{
+		Bind(Approval, "list", workspace.TierRead, "", "List approval and plan records, newest first (default: pending and approved)", gate.ListApprovals),
+		Bind(Approval, "show", workspace.TierRead, "", "Show one record and what a human deciding it is shown", gate.ShowApproval),
+		accept, deny, token,
+		// Deciding inside a message needs the approver token; the engine checks it.
+		Bind(Prompt, "preprocess", workspace.TierRead, "", "Rewrite one user message: decide /accept or /deny, append the <agentic-mode> block", gate.Prompt),
+	}
 }

@@ -1,0 +1,79 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentic-workspace/aw/engine/dispatch"
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/gate"
+)
+
+func (a *app) promptCmd() *cobra.Command {
+	row, err := dispatch.Find(dispatch.Prompt.Noun, "preprocess")
+	if err != nil {
+		panic(err)
+	}
+	var text bool
+	cmd := &cobra.Command{
+		Use:   "prompt",
+		Short: dispatch.Prompt.Short,
+		Long: `Read one user message on stdin and rewrite it for the model (a chat
+harness pipes every user message through aw prompt):
+
+  /accept [ID] [NOTE]   approve a pending approval_… or plan_… (default: the
+  /deny [ID] [REASON]   newest pending one) and replace the message with an
+                        <agentic-approval> block: what was decided and the
+                        exact call to resume with, or the reason and that the
+                        denied operation must never be re-issued unchanged.
+  /compress, /compact, /usage   pass through untouched.
+
+Outside Auto mode an <agentic-mode> block is appended: in Plan mode the
+pending or approved plan with its age, in Manual mode up to five pending
+approvals, newest first, titles clipped to 60 bytes.
+
+Deciding is a human act: the harness must hold AW_APPROVER_TOKEN (or the
+command run in your own terminal); otherwise HUMAN_REQUIRED. Typing /accept
+is the confirmation, so nothing is asked.
+
+Output: one envelope whose data.message is the rewritten message, with
+data.decision describing what was decided. --text prints only the rewritten
+message instead, for harnesses that want raw text; with --text a failure
+prints nothing on stdout, the error on stderr, and exits 1 (2 for bad input).`,
+		Example: `  echo '/accept approval_01h... go ahead' | AW_APPROVER_TOKEN=... aw prompt --text`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			raw, err := readAll(a.io.In)
+			if err != nil {
+				a.emit(envelope.Fail(row.Operation(), envelope.Errorf(envelope.InvalidInput, "cannot read the message from stdin: %v", err)))
+				return nil
+			}
+			req := &gate.PromptRequest{Message: string(raw)}
+			var env envelope.Envelope
+			if ws, err := a.openWorkspace(); err != nil {
+				env = envelope.Fail(row.Operation(), err)
+			} else {
+				for _, w := range ws.Warnings {
+					a.warn("%s", w)
+				}
+				env = row.Run(cmd.Context(), ws, req)
+			}
+			if !text {
+				a.emit(env)
+				return nil
+			}
+			a.result = &env
+			if res, ok := env.Data.(gate.PromptResult); ok && env.OK {
+				fmt.Fprint(a.io.Out, res.Message)
+				return nil
+			}
+			if env.Error != nil {
+				fmt.Fprintf(a.io.Err, "aw prompt: %s: %s\n", env.Error.Code, env.Error.Message)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&text, "text", false, "print only the rewritten message, not the envelope")
+	return cmd
+}
