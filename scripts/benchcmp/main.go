@@ -174,16 +174,15 @@ func printTable(results []result, notes []string, o options) {
 }
 
 func dur(d time.Duration) string {
-	if d == 0 {
-		return "-"
-	}
 	switch {
+	case d == 0:
+		return "-"
 	case d < time.Millisecond:
 		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
-	case d < 10*time.Second:
+	case d < time.Second:
 		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
 	}
-	return d.Round(10 * time.Millisecond).String()
+	return fmt.Sprintf("%.2fs", d.Seconds())
 }
 
 func ratio(r result) string {
