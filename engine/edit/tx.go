@@ -529,6 +529,12 @@ func restore(ws *workspace.Workspace, tx *Transaction, created bool) error {
 			continue
 		}
 		dirs[filepath.Dir(abs)] = true
+		// A process killed mid-write leaves its temp file beside the target.
+		if stray, _ := filepath.Glob(filepath.Join(filepath.Dir(abs), "."+globEscape(filepath.Base(abs))+".aw-*")); len(stray) > 0 {
+			for _, s := range stray {
+				os.Remove(s)
+			}
+		}
 		got, present, _ := currentHash(abs)
 		if !f.ExistedBefore {
 			if present {
@@ -737,4 +743,16 @@ func Recover(ws *workspace.Workspace) error {
 		return err
 	}
 	return clearJournal(ws)
+}
+
+// globEscape quotes glob metacharacters in a file name.
+func globEscape(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if strings.ContainsRune(`*?[\\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
