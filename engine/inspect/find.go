@@ -80,7 +80,7 @@ func Find(ctx context.Context, ws *workspace.Workspace, req *FindRequest) (envel
 			mu.Unlock()
 		}
 	}
-	w := &walk{ws: ws, base: base, ignore: workspace.NewPatterns(ws.Settings.List.Ignore), visit: take, visitDir: take}
+	w := &walk{ws: ws, base: base, ignore: walkIgnore(ws), visit: take, visitDir: take}
 	w.run(ctx, nil)
 	sort.Strings(found)
 	d := &FindData{Pattern: req.Pattern, Path: display(base.Rel)}

@@ -87,7 +87,7 @@ func Search(ctx context.Context, ws *workspace.Workspace, req *SearchRequest) (e
 		wk := &walker{}
 		s.file(wk, entry{abs: base.Abs, rel: base.Rel})
 	} else {
-		w := &walk{ws: ws, base: base, ignore: workspace.NewPatterns(ws.Settings.List.Ignore),
+		w := &walk{ws: ws, base: base, ignore: walkIgnore(ws),
 			visit: func(wk *walker, e entry) {
 				if e.typ != 0 {
 					return // symlinks and special files are never followed or read

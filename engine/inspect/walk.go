@@ -25,6 +25,13 @@ type walk struct {
 	workers  int
 }
 
+// walkIgnore is what searches hide below their base: list.ignore, and the
+// state directory, whose artifacts would otherwise echo earlier results
+// back into every later search. Naming .agentic as the base still works.
+func walkIgnore(ws *workspace.Workspace) *workspace.Patterns {
+	return workspace.NewPatterns(ws.Settings.List.Ignore, []string{"/" + workspace.StateDir})
+}
+
 // entry is one thing found by a walk.
 type entry struct {
 	abs  string
