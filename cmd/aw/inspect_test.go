@@ -348,7 +348,7 @@ func TestInspectOther(t *testing.T) {
 	writeFile(t, filepath.Join(ws, ".gitignore"), "gen/\n")
 	writeFile(t, filepath.Join(ws, "gen", "g.go"), "package g\n")
 	writeFile(t, filepath.Join(ws, ".agentic", "transactions", "tx_1", "transaction.json"),
-		`{"id":"tx_1","status":"applied","files":["a","b"],"directories":[],"createdAt":"2026-01-01T00:00:00Z"}`)
+		`{"id":"tx_1","status":"applied","files":[{"path":"a"},{"path":"b"}],"directories":[],"createdAt":"2026-01-01T00:00:00Z"}`)
 	writeFile(t, filepath.Join(ws, ".agentic", "jobs", "job_1", "job.json"), `{"id":"job_1","status":"exited","executable":"go","exitCode":0}`)
 
 	r := runAW(t, ws, nil, "inspect", "find", "*.go")

@@ -23,13 +23,26 @@ type ChangesRequest struct{}
 // field names, in these files. Writers may add fields; they must not
 // rename or retype these.
 
-// TransactionRecord is .agentic/transactions/<tx_id>/transaction.json.
+// TransactionRecord is .agentic/transactions/<tx_id>/transaction.json
+// (engine/edit writes it; files and directories are objects with a path).
 type TransactionRecord struct {
-	ID          string    `json:"id"`
-	Status      string    `json:"status"` // planned, applied, rolled_back, failed
-	Files       []string  `json:"files"`
-	Directories []string  `json:"directories"`
-	CreatedAt   time.Time `json:"createdAt"`
+	ID          string      `json:"id"`
+	Status      string      `json:"status"` // planned, applied, rolled_back, failed
+	Files       []pathEntry `json:"files"`
+	Directories []pathEntry `json:"directories"`
+	CreatedAt   time.Time   `json:"createdAt"`
+}
+
+type pathEntry struct {
+	Path string `json:"path"`
+}
+
+func paths(entries []pathEntry) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.Path
+	}
+	return out
 }
 
 // JobRecord is .agentic/jobs/<job_id>/job.json.
@@ -121,8 +134,8 @@ func Changes(ctx context.Context, ws *workspace.Workspace, req *ChangesRequest) 
 		if !t.CreatedAt.IsZero() {
 			e.CreatedAt = t.CreatedAt.UTC().Format(time.RFC3339)
 		}
-		e.Files, e.FilesTruncated = capList(t.Files)
-		e.Directories, e.DirectoriesTruncated = capList(t.Directories)
+		e.Files, e.FilesTruncated = capList(paths(t.Files))
+		e.Directories, e.DirectoriesTruncated = capList(paths(t.Directories))
 		d.Transactions = append(d.Transactions, e)
 	})
 	if err == nil {
