@@ -327,6 +327,15 @@ func (p *planner) splice(i int, op Op) error {
 	var insert []string
 	if op.Content != nil && *op.Content != "" {
 		insert = splitLines([]byte(*op.Content))
+		if nl == "\r\n" {
+			// A CRLF file keeps CRLF: inserted lines ending in a bare
+			// "\n" get the file's terminator.
+			for k, l := range insert {
+				if strings.HasSuffix(l, "\n") && !strings.HasSuffix(l, "\r\n") {
+					insert[k] = l[:len(l)-1] + "\r\n"
+				}
+			}
+		}
 		last := len(insert) - 1
 		if !strings.HasSuffix(insert[last], "\n") && op.StartLine-1+op.DeleteCount < len(lines) {
 			insert[last] += nl // lines follow: the inserted text ends its line

@@ -141,6 +141,15 @@ func staged(ws *workspace.Workspace, tx *Transaction, st *gate.Staged) (envelope
 // plan runs the operations on a virtual copy of the files and records a
 // planned transaction, or returns the one an idempotency key names.
 func plan(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, bool, error) {
+	// A key is looked up before the operations run: a retry of an apply
+	// that already committed would otherwise fail against its own result
+	// (a create finding its file, a replace its text gone) instead of
+	// returning the transaction.
+	if req.IdempotencyKey != "" {
+		if tx, err := byKey(ws, req); tx != nil || err != nil {
+			return tx, tx != nil, err
+		}
+	}
 	p := newPlanner(ws)
 	if err := p.apply(req.Operations); err != nil {
 		return nil, false, err
@@ -219,6 +228,34 @@ func plan(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, bool, err
 		return nil, false, err
 	}
 	return tx, false, nil
+}
+
+// byKey returns the transaction an idempotency key already names when the
+// operations are the same, EDIT_CONFLICT when they differ, and nil when
+// the key is new (or its operations cannot be normalized: the planner
+// then reports why).
+func byKey(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, error) {
+	norm, err := normalize(ws, req.Operations)
+	if err != nil {
+		return nil, nil
+	}
+	var keys keyIndex
+	if _, err := ws.Store.ReadJSON(keysPath(ws), &keys); err != nil {
+		return nil, err
+	}
+	e, ok := keys[req.IdempotencyKey]
+	if !ok {
+		return nil, nil
+	}
+	if e.OpsHash != gate.Hash(norm) {
+		return nil, envelope.Errorf(envelope.EditConflict,
+			"idempotency_key %q was used by %s with different operations; use a new key for a different edit", req.IdempotencyKey, e.TransactionID).With("transactionId", e.TransactionID)
+	}
+	tx, err := load(ws, e.TransactionID)
+	if err != nil {
+		return nil, nil // lost: plan afresh and rebind the key
+	}
+	return tx, nil
 }
 
 // normalize rewrites every path to its root-relative form, so the same edit
