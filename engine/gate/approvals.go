@@ -156,13 +156,16 @@ func ListApprovals(ctx context.Context, ws *workspace.Workspace, req *ApprovalLi
 			data.Pending++
 		}
 	}
-	which := "pending or approved records"
+	which := "pending or approved"
 	if req.All {
-		which = "records"
+		which = "in all"
 	}
-	summary := fmt.Sprintf("%d %s (%d pending), newest first.", len(recs), which, data.Pending)
+	summary := fmt.Sprintf("%d %s %s (%d pending), newest first.", len(recs), plural(len(recs), "record"), which, data.Pending)
 	if len(recs) == 0 {
-		summary = "No " + which + "."
+		summary = "No pending or approved records."
+		if req.All {
+			summary = "No approval or plan records."
+		}
 		if !req.All {
 			summary += " `aw approval list --all` shows decided and expired ones."
 		}
@@ -181,6 +184,13 @@ func ListApprovals(ctx context.Context, ws *workspace.Workspace, req *ApprovalLi
 		env.Retention.Importance = envelope.High
 	}
 	return env, nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 func labelOf(r Record) string {
@@ -207,7 +217,10 @@ func ShowApproval(ctx context.Context, ws *workspace.Workspace, req *ApprovalSho
 	}
 	text, src, truncated := reviewText(ws, r, ws.Settings.MaxToolResultChars)
 	data := ApprovalShow{Approval: *r, Review: text, ReviewPath: src, ReviewTruncated: truncated}
-	summary := fmt.Sprintf("%s %s (%s) is %s: %s.", labelOf(*r), r.ID, r.Kind, r.Status, r.Title)
+	summary := fmt.Sprintf("Approval %s (%s) is %s: %s.", r.ID, r.Kind, r.Status, r.Title)
+	if r.Kind == "plan" {
+		summary = fmt.Sprintf("Plan %s is %s: %s.", r.ID, r.Status, r.Title)
+	}
 	if r.Status == Pending {
 		summary += fmt.Sprintf(" The user decides it with /accept %s or /deny %s <reason> (or `aw approval accept|deny %s` in their terminal).", r.ID, r.ID, r.ID)
 	}
@@ -319,7 +332,7 @@ func Deny(ctx context.Context, ws *workspace.Workspace, req *DenyRequest) (envel
 // names the human verb in a refusal). Without an id the newest pending
 // record is taken. When confirm is set and the caller is a terminal, the
 // human is shown what is decided and must answer yes; a no decides nothing
-// (Decided false). The record is re-checked under the store lock, so a
+// (Decided false). A token holder is never asked. The record is re-checked under the store lock, so a
 // record decided by someone else meanwhile is TRANSACTION_STATE.
 func Decide(ws *workspace.Workspace, verb, id, note, to string, confirm bool) (DecisionResult, error) {
 	if err := RequireHuman(ws, verb); err != nil {
@@ -342,7 +355,13 @@ func Decide(ws *workspace.Workspace, verb, id, note, to string, confirm bool) (D
 	if err != nil {
 		return DecisionResult{}, err
 	}
-	if confirm && ws.Caller.Terminal && ws.Caller.Confirm != nil {
+	if confirm && ws.Caller.Terminal {
+		// A terminal caller decides only after seeing what it decides; a
+		// front end that cannot ask must not decide silently.
+		if ws.Caller.Confirm == nil {
+			return DecisionResult{}, envelope.Errorf(envelope.HumanRequired,
+				"this front end cannot ask you to confirm; run `aw approval accept|deny` in your terminal, which shows what you decide and asks y/N")
+		}
 		if !ws.Caller.Confirm(confirmText(ws, &target, to)) {
 			return DecisionResult{ID: target.ID, Kind: target.Kind, Status: target.Status, Title: target.Title, Bare: id == ""}, nil
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// testWS opens a fresh workspace in mode, as a caller on a terminal (so
-// human verbs run without asking: Confirm is nil).
+// testWS opens a fresh workspace in mode, as a caller on a terminal who
+// answers yes to every confirmation.
 func testWS(t *testing.T, mode int) *workspace.Workspace {
 	t.Helper()
 	root := t.TempDir()
@@ -26,12 +26,14 @@ func testWS(t *testing.T, mode int) *workspace.Workspace {
 	if err := os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := workspace.Open(workspace.Options{Root: root, Tier: workspace.TierExec, Caller: workspace.Caller{Terminal: true}})
+	ws, err := workspace.Open(workspace.Options{Root: root, Tier: workspace.TierExec, Caller: workspace.Caller{Terminal: true, Confirm: yes}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ws
 }
+
+func yes(string) bool { return true }
 
 // fixedClock replaces Clock for the test; advance moves it.
 func fixedClock(t *testing.T, start time.Time) (advance func(time.Duration)) {
@@ -303,6 +305,10 @@ func TestDecideErrors(t *testing.T) {
 		t.Fatalf("no human: %v", err)
 	}
 	ws.Caller = workspace.Caller{Terminal: true}
+	if _, err := Decide(ws, "accept", "", "", Approved, true); envelope.CodeOf(err) != envelope.HumanRequired {
+		t.Fatalf("a terminal front end that cannot confirm must not decide: %v", err)
+	}
+	ws.Caller.Confirm = yes
 	if _, err := Decide(ws, "accept", "", strings.Repeat("n", MaxTextChars+1), Approved, true); envelope.CodeOf(err) != envelope.InvalidInput {
 		t.Fatalf("long note: %v", err)
 	}
