@@ -505,7 +505,7 @@ func writeFiles(ws *workspace.Workspace, tx *Transaction, contents [][]byte) err
 			}
 			continue
 		}
-		if err := writeAtomic(abs, contents[n], fs.FileMode(f.Mode)); err != nil {
+		if err := store.Replace(abs, contents[n], fs.FileMode(f.Mode)); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.Path, err)
 		}
 	}
@@ -517,39 +517,6 @@ func writeFiles(ws *workspace.Workspace, tx *Transaction, contents [][]byte) err
 			return err
 		}
 	}
-	return nil
-}
-
-// writeAtomic replaces a workspace file: temp file beside it, fsync,
-// rename. Its directory is fsynced once per commit, by the caller.
-func writeAtomic(abs string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".aw-*")
-	if err != nil {
-		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), abs); err != nil {
-		return err
-	}
-	ok = true
 	return nil
 }
 
@@ -587,7 +554,7 @@ func restore(ws *workspace.Workspace, tx *Transaction, created bool) error {
 		content, err := readBlob(ws, tx, "before", n, f.BeforeSHA256)
 		if err == nil {
 			if err = os.MkdirAll(filepath.Dir(abs), 0o755); err == nil {
-				err = writeAtomic(abs, content, fs.FileMode(f.BeforeMode))
+				err = store.Replace(abs, content, fs.FileMode(f.BeforeMode))
 			}
 		}
 		if err != nil {
@@ -597,6 +564,9 @@ func restore(ws *workspace.Workspace, tx *Transaction, created bool) error {
 	if created {
 		for i := len(tx.CreatedDirs) - 1; i >= 0; i-- {
 			abs := filepath.Join(ws.Root, tx.CreatedDirs[i])
+			if jp, err := ws.Jail.Resolve(tx.CreatedDirs[i], workspace.Write); err != nil || jp.Abs != abs {
+				continue // a symlink on its path leads elsewhere: not ours
+			}
 			if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
 				os.Remove(abs) // fails, as it should, when not empty
 				dirs[filepath.Dir(abs)] = true
@@ -633,6 +603,8 @@ func Rollback(ctx context.Context, ws *workspace.Workspace, req *RollbackRequest
 		if err := verify(ws, tx, after); err != nil {
 			return envelope.Envelope{}, err
 		}
+	} else if err := inJail(ws, tx); err != nil {
+		return envelope.Envelope{}, err
 	}
 	now := map[string]string{}
 	for _, f := range tx.Files {
@@ -677,6 +649,25 @@ func Rollback(ctx context.Context, ws *workspace.Workspace, req *RollbackRequest
 	return env, nil
 }
 
+// inJail refuses a forced rollback when a file's path no longer resolves
+// to itself inside the workspace (a symlink swapped in on its path): the
+// restore could never finish, and a journal left behind would fail every
+// later aw call in recovery.
+func inJail(ws *workspace.Workspace, tx *Transaction) error {
+	var bad []string
+	for _, f := range tx.Files {
+		jp, err := ws.Jail.Resolve(f.Path, workspace.Write)
+		if err != nil || jp.Rel != f.Path {
+			bad = append(bad, f.Path)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return envelope.Errorf(envelope.PathEscape,
+		"cannot roll back %s: %s no longer resolves to itself inside the workspace (a symlink on the path leads elsewhere); put the directories back, then roll back again", tx.ID, joinPaths(bad)).With("paths", bad).With("transactionId", tx.ID)
+}
+
 // unwrite is the rollback itself, under the store lock and the journal.
 func unwrite(ws *workspace.Workspace, tx *Transaction, force bool) ([]string, error) {
 	unlock, err := ws.Store.Lock()
@@ -696,6 +687,8 @@ func unwrite(ws *workspace.Workspace, tx *Transaction, force bool) ([]string, er
 		if err := verify(ws, tx, after); err != nil {
 			return nil, err
 		}
+	} else if err := inJail(ws, tx); err != nil {
+		return nil, err
 	}
 	tx.Status = RollingBack
 	if err := save(ws, tx); err != nil {
@@ -728,6 +721,10 @@ func removeMkdirs(ws *workspace.Workspace, tx *Transaction) []string {
 	var left []string
 	for _, d := range dirs {
 		abs := filepath.Join(ws.Root, d)
+		if jp, err := ws.Jail.Resolve(d, workspace.Write); err != nil || jp.Abs != abs {
+			left = append(left, d) // a symlink on its path leads elsewhere
+			continue
+		}
 		fi, err := os.Lstat(abs)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -73,9 +73,20 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return storeErr("create", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err := Replace(path, data, perm); err != nil {
+		return storeErr("write", path, err)
+	}
+	return SyncDir(dir)
+}
+
+// Replace writes a temp file beside path (".<name>.aw-*"), fsyncs it and
+// renames it over path. The directory is not fsynced: a caller replacing
+// many files in one directory does that once (SyncDir). A process killed
+// here leaves at most the temp file, never a half-written path.
+func Replace(path string, data []byte, perm fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".aw-*")
 	if err != nil {
-		return storeErr("create a temporary file in", dir, err)
+		return err
 	}
 	ok := false
 	defer func() {
@@ -85,22 +96,22 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return storeErr("write", tmp.Name(), err)
+		return err
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		return storeErr("chmod", tmp.Name(), err)
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return storeErr("fsync", tmp.Name(), err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return storeErr("close", tmp.Name(), err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return storeErr("rename into", path, err)
+		return err
 	}
 	ok = true
-	return SyncDir(dir)
+	return nil
 }
 
 // SyncDir fsyncs a directory so a rename or create in it is durable.
