@@ -1358,3 +1358,255 @@ func TestEditShowList(t *testing.T) {
 		t.Errorf("empty list: %s", empty.Stdout)
 	}
 }
+
+// human runs a human verb (approval accept/deny) with an approver token
+// kept outside the workspace, as a harness the human owns would.
+func (w *ews) human(args ...string) Result {
+	w.t.Helper()
+	cfg := w.t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfg, "aw"), 0o700); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "aw", "approver.token"), []byte("edit-rules-token\n"), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+	return runAWEnv(w.t, w.dir, nil, []string{"XDG_CONFIG_HOME=" + cfg, "AW_APPROVER_TOKEN=edit-rules-token"}, args...)
+}
+
+// statusOf is the status of one approval record in state.json.
+func (w *ews) statusOf(id string) string {
+	w.t.Helper()
+	raw, err := os.ReadFile(w.abs(".agentic/approvals/state.json"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var s struct {
+		Records []struct{ ID, Status string } `json:"records"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		w.t.Fatal(err)
+	}
+	for _, r := range s.Records {
+		if r.ID == id {
+			return r.Status
+		}
+	}
+	return "(none)"
+}
+
+// Manual mode after a human decided: the resume call runs, the approval is
+// bound to the operations and the files' contents, and is consumed once.
+func TestEditManualApproved(t *testing.T) {
+	op := `{"type":"replace","path":"a.txt","search":"old","replacement":"new"}`
+	stage := func(t *testing.T, w *ews) (tx, id string) {
+		t.Helper()
+		r := w.edit("apply", op)
+		wantOK(t, r, exitPending)
+		return str(t, r, ".data.transactionId"), str(t, r, ".data.approval.id")
+	}
+	t.Run("accept, then the resume call commits and consumes", func(t *testing.T) {
+		t.Parallel()
+		w := newEWS(t, cfgManual)
+		w.write("a.txt", "old\n")
+		tx, id := stage(t, w)
+		wantOK(t, w.human("approval", "accept", id), exitOK)
+		if s := w.statusOf(id); s != "approved" {
+			t.Fatalf("accepted record is %s", s)
+		}
+		w.check(map[string]string{"a.txt": "old\n"}) // accepting runs nothing
+		c := w.aw("edit", "commit", tx)
+		wantOK(t, c, exitOK)
+		if s := str(t, c, ".data.status"); s != "applied" {
+			t.Fatalf("resume commit: %s", c.Stdout)
+		}
+		w.check(map[string]string{"a.txt": "new\n"})
+		if s := w.statusOf(id); s != "consumed" {
+			t.Errorf("approval is %s after the commit, want consumed", s)
+		}
+		// Re-committing is a no-op and stages nothing.
+		n := w.approvals()
+		again := w.aw("edit", "commit", tx)
+		wantOK(t, again, exitOK)
+		if !boolean(t, again, ".data.noOp") || w.approvals() != n {
+			t.Errorf("re-commit after approval: %s", again.Stdout)
+		}
+		// Approving the commit never authorises undoing it.
+		rb := w.aw("edit", "rollback", tx)
+		wantOK(t, rb, exitPending)
+		if got := str(t, rb, ".data.approval.id"); got == id {
+			t.Errorf("rollback reused the commit's approval")
+		}
+		w.check(map[string]string{"a.txt": "new\n"})
+		wantOK(t, w.human("approval", "accept", str(t, rb, ".data.approval.id")), exitOK)
+		wantOK(t, w.aw("edit", "rollback", tx), exitOK)
+		w.check(map[string]string{"a.txt": "old\n"})
+		// Rolling back again is a no-op: exit 0, nothing staged.
+		n = w.approvals()
+		wantOK(t, w.aw("edit", "rollback", tx), exitOK)
+		if w.approvals() != n {
+			t.Errorf("a no-op rollback staged a record")
+		}
+	})
+	t.Run("accept, then the identical apply runs", func(t *testing.T) {
+		t.Parallel()
+		w := newEWS(t, cfgManual)
+		w.write("a.txt", "old\n")
+		_, id := stage(t, w)
+		wantOK(t, w.human("approval", "accept", id), exitOK)
+		r := w.edit("apply", op)
+		wantOK(t, r, exitOK)
+		w.check(map[string]string{"a.txt": "new\n"})
+		if s := w.statusOf(id); s != "consumed" {
+			t.Errorf("approval is %s, want consumed", s)
+		}
+	})
+	t.Run("a touched file changed: staged again, the approval stays approved", func(t *testing.T) {
+		t.Parallel()
+		w := newEWS(t, cfgManual)
+		w.write("a.txt", "old\n")
+		tx, id := stage(t, w)
+		wantOK(t, w.human("approval", "accept", id), exitOK)
+		w.write("a.txt", "old\nplus a user line\n")
+		before := w.snapshot()
+		r := w.edit("apply", op)
+		wantOK(t, r, exitPending)
+		if got := str(t, r, ".data.approval.id"); got == id {
+			t.Errorf("the changed file matched the old approval %s", id)
+		}
+		if got := str(t, r, ".data.transactionId"); got == tx {
+			t.Errorf("the re-issued apply did not preview a new transaction")
+		}
+		if s := w.statusOf(id); s != "approved" {
+			t.Errorf("the original approval is %s, want still approved", s)
+		}
+		// The original transaction is stale now.
+		wantErr(t, w.aw("edit", "commit", tx), codeConflict, exitFailed, "stale", "a.txt")
+		w.sameAs(before, "a re-staged apply and a stale commit")
+		if s := w.statusOf(id); s != "approved" {
+			t.Errorf("a stale commit consumed the approval (%s)", s)
+		}
+	})
+	t.Run("deny blocks the identical operation", func(t *testing.T) {
+		t.Parallel()
+		w := newEWS(t, cfgManual)
+		w.write("a.txt", "old\n")
+		tx, id := stage(t, w)
+		wantOK(t, w.human("approval", "deny", id, "not now"), exitOK)
+		r := w.aw("edit", "commit", tx)
+		wantErr(t, r, "APPROVAL_DENIED", exitFailed, id)
+		wantErr(t, w.edit("apply", op), "APPROVAL_DENIED", exitFailed)
+		w.check(map[string]string{"a.txt": "old\n"})
+	})
+	t.Run("Plan mode with an approved plan runs", func(t *testing.T) {
+		t.Parallel()
+		w := newEWS(t, cfgPlan)
+		w.write("a.txt", "old\n")
+		wantErr(t, w.edit("apply", op), codeApprovalRq, exitFailed)
+		in := filepath.Join(t.TempDir(), "plan.json")
+		os.WriteFile(in, []byte(`{"title":"Edit a","objective":"change a.txt","steps":["replace old with new"]}`), 0o644)
+		p := w.aw("plan", "propose", "--input", in)
+		wantOK(t, p, exitOK)
+		planID := str(t, p, ".data.planId")
+		wantErr(t, w.edit("apply", op), codeApprovalRq, exitFailed, planID) // pending, not approved
+		wantOK(t, w.human("approval", "accept", planID), exitOK)
+		wantOK(t, w.edit("apply", op), exitOK)
+		w.check(map[string]string{"a.txt": "new\n"})
+		// Destructive is still refused with the plan approved.
+		w.config(cfgPlanSafe)
+		wantErr(t, w.edit("apply", `{"type":"delete","path":"a.txt"}`), codeProtected, exitFailed)
+		w.check(map[string]string{"a.txt": "new\n"})
+	})
+}
+
+// The jail also holds for dangling symlinks and for a symlink swapped in
+// between the preview and the commit.
+func TestEditJailSymlinks(t *testing.T) {
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("dangling symlinks pointing out", func(t *testing.T) {
+		w := newEWS(t, cfgAuto)
+		os.Symlink(filepath.Join(outside, "nofile.txt"), w.abs("dang.txt"))
+		os.Symlink(filepath.Join(outside, "nodir"), w.abs("ddir"))
+		before := w.snapshot()
+		for _, op := range []string{
+			`{"type":"create","path":"dang.txt","content":"x","overwrite":true}`,
+			`{"type":"rewrite","path":"dang.txt","content":"x","create_if_missing":true}`,
+			`{"type":"create","path":"ddir/x.txt","content":"x"}`,
+			`{"type":"mkdir","path":"ddir/sub"}`,
+		} {
+			r := w.edit("apply", op)
+			if r.Env["ok"] != false {
+				t.Errorf("%s succeeded: %s", op, r.Stdout)
+			}
+		}
+		w.sameAs(before, "edits through dangling symlinks")
+		if got := dirState(t, outside); len(got) != 0 {
+			t.Errorf("written outside: %v", got)
+		}
+	})
+	t.Run("a forced rollback through a swapped-in symlink", func(t *testing.T) {
+		out, _ := filepath.EvalSymlinks(t.TempDir())
+		w := newEWS(t, cfgAuto)
+		w.write("sub/keep.txt", "k\n")
+		tx := str(t, w.edit("apply", `{"type":"replace","path":"sub/keep.txt","search":"k","replacement":"K"}`), ".data.transactionId")
+		os.Rename(w.abs("sub"), w.abs("moved"))
+		os.WriteFile(filepath.Join(out, "keep.txt"), []byte("K\n"), 0o644)
+		if err := os.Symlink(out, w.abs("sub")); err != nil {
+			t.Fatal(err)
+		}
+		wantErr(t, w.aw("edit", "rollback", tx), codeEscape, exitFailed, "sub/keep.txt")
+		wantErr(t, w.aw("edit", "rollback", tx, "--force"), codeEscape, exitFailed, "sub/keep.txt")
+		if got := dirState(t, out); !reflect.DeepEqual(got, map[string]string{"keep.txt": "K\n"}) {
+			t.Errorf("written outside: %v", got)
+		}
+		// The refusal leaves no half-done rollback behind: other calls work,
+		// and the transaction is still applied.
+		wantOK(t, w.aw("inspect", "list"), exitOK)
+		if s := str(t, w.aw("edit", "show", tx), ".data.status"); s != "applied" {
+			t.Errorf("transaction is %s", s)
+		}
+	})
+	t.Run("mkdir rollback never removes a directory through a swapped-in symlink", func(t *testing.T) {
+		out, _ := filepath.EvalSymlinks(t.TempDir())
+		w := newEWS(t, cfgAuto)
+		tx := str(t, w.edit("apply", `{"type":"mkdir","path":"a/b"}`, `{"type":"mkdir","path":"c"}`), ".data.transactionId")
+		os.RemoveAll(w.abs("a"))
+		os.Mkdir(filepath.Join(out, "b"), 0o755)
+		os.Symlink(out, w.abs("a"))
+		os.Remove(w.abs("c"))
+		os.Mkdir(filepath.Join(out, "c"), 0o755)
+		os.Symlink(filepath.Join(out, "c"), w.abs("c"))
+		rb := w.aw("edit", "rollback", tx)
+		wantOK(t, rb, exitOK)
+		if fi, err := os.Stat(filepath.Join(out, "b")); err != nil || !fi.IsDir() {
+			t.Errorf("rollback removed a directory outside the workspace through a symlinked parent")
+		}
+		if fi, err := os.Stat(filepath.Join(out, "c")); err != nil || !fi.IsDir() {
+			t.Errorf("rollback removed a directory outside the workspace through a symlink")
+		}
+		left := list(t, rb, ".data.leftDirectories")
+		if len(left) != 2 {
+			t.Errorf("leftDirectories %v, want a/b and c", left)
+		}
+	})
+	t.Run("a directory swapped for a symlink after the preview", func(t *testing.T) {
+		w := newEWS(t, cfgAuto)
+		w.write("sub/keep.txt", "k\n")
+		pre := w.edit("preview", `{"type":"create","path":"sub/new.txt","content":"x"}`, `{"type":"replace","path":"sub/keep.txt","search":"k","replacement":"K"}`)
+		wantOK(t, pre, exitOK)
+		os.Rename(w.abs("sub"), w.abs("moved"))
+		os.WriteFile(filepath.Join(outside, "keep.txt"), []byte("k\n"), 0o644)
+		if err := os.Symlink(outside, w.abs("sub")); err != nil {
+			t.Fatal(err)
+		}
+		r := w.aw("edit", "commit", str(t, pre, ".data.transactionId"))
+		if r.Env["ok"] != false {
+			t.Fatalf("commit through the swapped symlink succeeded: %s", r.Stdout)
+		}
+		if got := dirState(t, outside); !reflect.DeepEqual(got, map[string]string{"keep.txt": "k\n"}) {
+			t.Errorf("written outside: %v", got)
+		}
+	})
+}
