@@ -1191,7 +1191,7 @@ func TestEditJail(t *testing.T) {
 			outBefore := dirState(t, outside)
 			parentBefore := dirState(t, filepath.Dir(w.dir))
 			for _, action := range []string{"preview", "apply"} {
-				wantErr(t, w.edit(action, tc.op), tc.code, exitFailed)
+				wantErr(t, w.edit(action, tc.op), tc.code, exitFailed, "operation 1")
 			}
 			w.sameAs(before, "a jailed edit")
 			if got := w.state(".agentic/config.json"); got != cfg {

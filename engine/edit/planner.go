@@ -432,6 +432,10 @@ func (p *planner) mkdir(i int, op Op) error {
 	}
 	jp, err := p.ws.Jail.Resolve(op.Path, workspace.Write)
 	if err != nil {
+		var e *envelope.Error
+		if errors.As(err, &e) {
+			e.Message = fmt.Sprintf("operation %d (%s): %s", i+1, op.Type, e.Message)
+		}
 		return err
 	}
 	rel := jp.Rel
