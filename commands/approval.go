@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentic-workspace/aw/engine/dispatch"
-	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 )
 
@@ -82,42 +81,13 @@ staged). A human verb, like accept.`
 // looks like one (approval_… or plan_…); every other argument is the note
 // or reason. On a terminal the engine may ask the human to confirm.
 func (a *app) decideCmd(action, use string, fill func(req any, id, text string)) *cobra.Command {
-	row, err := dispatch.Find(dispatch.Approval.Noun, action)
-	if err != nil {
-		panic(err)
-	}
-	req := row.NewRequest()
-	var input string
-	cmd := &cobra.Command{
-		Use:   use,
-		Short: row.Short,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := a.applyInput(cmd, input, req); err != nil {
-				a.emit(envelope.Fail(row.Operation(), err))
-				return nil
-			}
-			id := ""
-			if len(args) > 0 && (strings.HasPrefix(args[0], "approval_") || strings.HasPrefix(args[0], "plan_")) {
-				id, args = args[0], args[1:]
-			}
-			fill(req, id, strings.Join(args, " "))
-			ws, err := a.openWorkspace()
-			if err != nil {
-				a.emit(envelope.Fail(row.Operation(), err))
-				return nil
-			}
-			for _, w := range ws.Warnings {
-				a.warn("%s", w)
-			}
-			if ws.Caller.Terminal {
-				ws.Caller.Confirm = a.confirm
-			}
-			a.emit(row.Run(cmd.Context(), ws, req))
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&input, "input", "", "the whole request as JSON, from FILE or - for stdin; arguments override its fields")
-	return cmd
+	return a.verb(dispatch.Approval, action, use, nil, func(req any, args []string) {
+		id := ""
+		if len(args) > 0 && (strings.HasPrefix(args[0], "approval_") || strings.HasPrefix(args[0], "plan_")) {
+			id, args = args[0], args[1:]
+		}
+		fill(req, id, strings.Join(args, " "))
+	})
 }
 
 // confirm shows the human what is decided and reads one line from stdin:

@@ -128,15 +128,19 @@ func (a *app) openWorkspace() (*workspace.Workspace, error) {
 	if root == "" {
 		root = a.io.Getenv("AW_ROOT")
 	}
+	caller := workspace.Caller{
+		Terminal:      a.io.Terminal(a.io.In) && a.io.Terminal(a.io.Out),
+		ApproverToken: a.io.Getenv("AW_APPROVER_TOKEN"),
+	}
+	if caller.Terminal {
+		caller.Confirm = a.confirm
+	}
 	return workspace.Open(workspace.Options{
 		Root:       root,
 		WorkingDir: a.io.Dir,
 		Scope:      a.scope,
 		Tier:       tier,
 		ConfigHome: a.configHome(),
-		Caller: workspace.Caller{
-			Terminal:      a.io.Terminal(a.io.In) && a.io.Terminal(a.io.Out),
-			ApproverToken: a.io.Getenv("AW_APPROVER_TOKEN"),
-		},
+		Caller:     caller,
 	})
 }
