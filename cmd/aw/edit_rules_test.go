@@ -1610,3 +1610,40 @@ func TestEditJailSymlinks(t *testing.T) {
 		}
 	})
 }
+
+// The jail's other edges: --scope narrows it, protectedPatterns and
+// denyPaths hold for edits, and the read tier previews but never applies.
+func TestEditScopeTierPatterns(t *testing.T) {
+	cases := []struct {
+		name, cfg string
+		args      []string
+		op        string
+		code      string
+	}{
+		{"outside the scope", cfgAuto, []string{"--scope", "sc"}, `{"type":"create","path":"other/x.txt","content":"x"}`, codeEscape},
+		{"protectedPatterns", `{"permissionMode":2,"protectedPatterns":["*.lock"]}`, nil, `{"type":"create","path":"deep/a.lock","content":"x"}`, codeProtected},
+		{"denyPaths default", cfgAuto, nil, `{"type":"create","path":"sub/.env.local","content":"x"}`, codeEscape},
+		{"copy from a denied file", cfgAuto, nil, `{"type":"copy","from":".env","to":"leak.txt"}`, codeEscape},
+		{"read tier applies nothing", cfgAuto, []string{"--tier", "read"}, `{"type":"create","path":"sc/y.txt","content":"x"}`, "TOOL_DISABLED"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newEWS(t, tc.cfg)
+			w.setup(map[string]string{"sc": isDirSetup, "other": isDirSetup, ".env": "SECRET=1\n"})
+			before := w.snapshot()
+			wantErr(t, w.aw(append(append([]string{}, tc.args...), "edit", "apply", "--op", tc.op)...), tc.code, exitFailed)
+			w.sameAs(before, tc.name)
+		})
+	}
+	t.Run("inside the scope", func(t *testing.T) {
+		w := newEWS(t, cfgAuto)
+		w.setup(map[string]string{"sc": isDirSetup})
+		r := w.aw("--scope", "sc", "edit", "apply", "--op", `{"type":"create","path":"sc/x.txt","content":"x"}`)
+		wantOK(t, r, exitOK)
+		if p := str(t, r, ".data.files.0.path"); p != "sc/x.txt" {
+			t.Errorf("path %s, want root-relative sc/x.txt", p)
+		}
+		wantOK(t, w.aw("--tier", "read", "edit", "preview", "--op", `{"type":"create","path":"sc/y.txt","content":"y"}`), exitOK)
+	})
+}
