@@ -18,5 +18,5 @@ func NewRootForDocs() *cobra.Command {
 		Getenv:   func(string) string { return "" },
 		Terminal: func(any) bool { return false },
 	}}
-	return a.newRoot()
+	return a.newRoot(nil)
 }

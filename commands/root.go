@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -78,7 +80,7 @@ func Run(ctx context.Context, stdio IO, args []string) (code int) {
 			code = ExitFailed
 		}
 	}()
-	root := a.newRoot()
+	root := a.newRoot(args)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
@@ -111,7 +113,7 @@ func exitCode(env envelope.Envelope) int {
 	}
 }
 
-func (a *app) newRoot() *cobra.Command {
+func (a *app) newRoot(args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "aw",
 		Short: "The agentic workspace: a bounded, recoverable place for an AI agent to work",
@@ -135,15 +137,74 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Agent tools:"}, &cobra.Group{ID: "human", Title: "Human and setup:"})
 	root.SetHelpCommandGroupID("human")
 	root.SetCompletionCommandGroupID("human")
-	for _, c := range []*cobra.Command{a.inspectCmd(), a.editCmd(), a.planCmd(), a.notesCmd()} {
-		c.GroupID = "tools"
-		root.AddCommand(c)
-	}
-	for _, c := range []*cobra.Command{a.approvalCmd(), a.promptCmd(), a.callCmd(), a.configCmd(), a.initCmd(), a.versionCmd()} {
-		c.GroupID = "human"
+	// Only the invoked noun's subtree is built: the whole tree costs more
+	// than the rest of a small call, and start-up is on every call (SPEC §8).
+	// Help, completion, typos and the docs generator see every noun.
+	nouns := a.nouns()
+	word := firstWord(root, args)
+	invoked := slices.ContainsFunc(nouns, func(n noun) bool { return n.name == word })
+	for _, n := range nouns {
+		if invoked && n.name != word {
+			continue
+		}
+		c := n.build()
+		c.GroupID = n.group
 		root.AddCommand(c)
 	}
 	return root
+}
+
+// noun is one top-level command, built only when needed.
+type noun struct {
+	name, group string
+	build       func() *cobra.Command
+}
+
+func (a *app) nouns() []noun {
+	return []noun{
+		{"inspect", "tools", a.inspectCmd},
+		{"edit", "tools", a.editCmd},
+		{"plan", "tools", a.planCmd},
+		{"notes", "tools", a.notesCmd},
+		{"approval", "human", a.approvalCmd},
+		{"prompt", "human", a.promptCmd},
+		{"call", "human", a.callCmd},
+		{"config", "human", a.configCmd},
+		{"init", "human", a.initCmd},
+		{"version", "human", a.versionCmd},
+	}
+}
+
+// firstWord returns the first argument that is not a global flag or its
+// value, "" when there is none or a flag is not global.
+func firstWord(root *cobra.Command, args []string) string {
+	flags := root.PersistentFlags()
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return ""
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			if strings.Contains(arg, "=") {
+				continue
+			}
+			var f *pflag.Flag
+			if name, ok := strings.CutPrefix(arg, "--"); ok {
+				f = flags.Lookup(name)
+			} else if len(arg) == 2 {
+				f = flags.ShorthandLookup(arg[1:])
+			}
+			if f == nil {
+				return "" // a flag of no noun: let cobra report it
+			}
+			if f.NoOptDefVal == "" {
+				i++ // the flag's value is the next argument
+			}
+		default:
+			return arg
+		}
+	}
+	return ""
 }
 
 type usage struct{ error }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tailscale/hujson"
 
@@ -122,7 +124,11 @@ type Key struct {
 }
 
 // Keys lists every setting in declaration order.
-func Keys() []Key {
+func Keys() []Key { return slices.Clone(settingKeys()) }
+
+// settingKeys walks the Settings type once: every call loads settings and
+// checks each key of the files against this list, so it is on the start-up path.
+var settingKeys = sync.OnceValue(func() []Key {
 	var keys []Key
 	var walk func(t reflect.Type, prefix string, path []int)
 	walk = func(t reflect.Type, prefix string, path []int) {
@@ -139,16 +145,19 @@ func Keys() []Key {
 	}
 	walk(reflect.TypeOf(Settings{}), "", nil)
 	return keys
-}
+})
 
 // LookupKey finds a setting by its dotted name.
 func LookupKey(name string) (Key, error) {
-	var names []string
-	for _, k := range Keys() {
+	keys := settingKeys()
+	for _, k := range keys {
 		if k.Name == name {
 			return k, nil
 		}
-		names = append(names, k.Name)
+	}
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Name
 	}
 	return Key{}, envelope.Errorf(envelope.InvalidInput,
 		"unknown setting %q: the settings are %s (see `aw config list`)", name, strings.Join(names, ", ")).With("key", name)
@@ -162,7 +171,7 @@ func (s *Settings) Get(k Key) any {
 // Flatten returns every setting as dotted name → value, sorted by name.
 func (s *Settings) Flatten() []KeyValue {
 	var out []KeyValue
-	for _, k := range Keys() {
+	for _, k := range settingKeys() {
 		out = append(out, KeyValue{Key: k.Name, Value: s.Get(k), Doc: k.Doc})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
@@ -331,7 +340,7 @@ func checkKeys(tree map[string]any, prefix, path string) error {
 }
 
 func isGroup(name string) bool {
-	for _, k := range Keys() {
+	for _, k := range settingKeys() {
 		if strings.HasPrefix(k.Name, name+".") {
 			return true
 		}
