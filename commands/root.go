@@ -166,6 +166,7 @@ func (a *app) nouns() []noun {
 		{"edit", "tools", a.editCmd},
 		{"plan", "tools", a.planCmd},
 		{"notes", "tools", a.notesCmd},
+		{"command", "tools", a.commandCmd},
 		{"approval", "human", a.approvalCmd},
 		{"prompt", "human", a.promptCmd},
 		{"call", "human", a.callCmd},
