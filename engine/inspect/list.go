@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -96,12 +97,19 @@ func spillEntries(ws *workspace.Workspace, env *envelope.Envelope, d *ListData) 
 	if d.Shown == len(d.Entries) {
 		return nil
 	}
-	var b strings.Builder
-	b.WriteString("type\tsize\tdepth\tpath\n")
+	// Appends, not fmt: a listing can hold hundreds of thousands of lines.
+	b := []byte("type\tsize\tdepth\tpath\n")
 	for _, e := range d.Entries {
-		fmt.Fprintf(&b, "%s\t%d\t%d\t%s\n", e.Type, e.Size, e.Depth, e.Path)
+		b = append(b, e.Type...)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, e.Size, 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(e.Depth), 10)
+		b = append(b, '\t')
+		b = append(b, e.Path...)
+		b = append(b, '\n')
 	}
-	art, err := ws.Store.WriteArtifact("list", "list.tsv", []byte(b.String()), fmt.Sprintf("all %d entries of %s (type, size, depth, path; tab-separated)", len(d.Entries), d.Path))
+	art, err := ws.Store.WriteArtifact("list", "list.tsv", b, fmt.Sprintf("all %d entries of %s (type, size, depth, path; tab-separated)", len(d.Entries), d.Path))
 	if err != nil {
 		return err
 	}
@@ -134,6 +142,12 @@ func listTree(ctx context.Context, ws *workspace.Workspace, p string, depth int,
 		d.Total = 1
 		return d, nil
 	}
+	if ws.Jail.Denied(base.Rel) {
+		// Only an allowPaths root can be denied here (the jail refuses the
+		// rest); everything below it is denied too, and readLevel tests
+		// each child only against its own name.
+		return d, nil
+	}
 	hide := workspace.NewPatterns(ws.Settings.List.Ignore, ignore)
 	maxEntries := ws.Settings.List.MaxEntries
 	type dir struct{ abs, rel, brel string }
@@ -146,15 +160,15 @@ func listTree(ctx context.Context, ws *workspace.Workspace, p string, depth int,
 		for startAt := 0; startAt < len(level) && !d.Truncated; startAt += 64 {
 			batch := level[startAt:min(startAt+64, len(level))]
 			kids := make([][]Entry, len(batch))
+			var claimed atomic.Int64 // batch entries handed to a worker
 			var wg sync.WaitGroup
-			sem := make(chan struct{}, workers)
-			for i, dd := range batch {
-				wg.Add(1)
-				sem <- struct{}{}
-				go func() {
-					defer func() { <-sem; wg.Done() }()
-					kids[i] = readLevel(ws, dd.abs, dd.rel, dd.brel, lv, hide)
-				}()
+			for range min(workers, len(batch)) {
+				wg.Go(func() {
+					for i := int(claimed.Add(1)) - 1; i < len(batch); i = int(claimed.Add(1)) - 1 {
+						dd := batch[i]
+						kids[i] = readLevel(ws, dd.abs, dd.rel, dd.brel, lv, hide)
+					}
+				})
 			}
 			wg.Wait()
 			if ctx.Err() != nil {
@@ -183,26 +197,26 @@ func listTree(ctx context.Context, ws *workspace.Workspace, p string, depth int,
 	return d, nil
 }
 
-// readLevel reads one directory's visible children, sorted by name.
+// readLevel reads one directory's visible children, sorted by name. The
+// parent directory was checked against denyPaths and the hidden globs, so
+// only each child's own name needs testing.
 func readLevel(ws *workspace.Workspace, abs, rel, brel string, depth int, hide *workspace.Patterns) []Entry {
-	f, err := os.Open(abs)
+	f, err := openDir(abs)
 	if err != nil {
 		return nil
 	}
+	defer f.Close()
 	ents, _ := f.ReadDir(-1)
-	f.Close()
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	out := make([]Entry, 0, len(ents))
 	for _, e := range ents {
 		r := join(rel, e.Name())
-		if ws.Jail.Denied(r) || hide.Match(join(brel, e.Name())) {
+		if ws.Jail.DeniedBelow(r) || hide.MatchBelow(join(brel, e.Name())) {
 			continue
 		}
 		en := Entry{Path: r, Type: fileType(e.Type()), Depth: depth}
 		if e.Type().IsRegular() {
-			if info, err := e.Info(); err == nil {
-				en.Size = info.Size()
-			}
+			en.Size, _ = sizeAt(f, e.Name())
 		}
 		out = append(out, en)
 	}

@@ -90,6 +90,37 @@ func (p *Patterns) Match(rel string) bool {
 	return false
 }
 
+// MatchBelow is Match for a path whose parent directory is known not to
+// match, as in a walk that checks every directory before it descends: only
+// the last element and the whole path can match, so the parents are not
+// tested again (a listing of 50k entries spent most of its time there).
+func (p *Patterns) MatchBelow(rel string) bool {
+	if p.Empty() || rel == "" || rel == "." {
+		return false
+	}
+	if foldCase {
+		rel = strings.ToLower(rel)
+	}
+	name := rel[strings.LastIndexByte(rel, '/')+1:]
+	for _, pt := range p.pats {
+		if pt.anywhere {
+			if ok, _ := path.Match(pt.glob, name); ok {
+				return true
+			}
+			if strings.Contains(pt.glob, "**") {
+				if ok, _ := doublestar.Match(pt.glob, name); ok {
+					return true
+				}
+			}
+			continue
+		}
+		if ok, _ := doublestar.Match(pt.glob, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // MatchName reports whether a single path element matches one of the
 // patterns that apply at any depth. Walks use it to prune a directory
 // before reading it.

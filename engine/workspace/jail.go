@@ -123,6 +123,10 @@ func (j *Jail) Resolve(p string, access Access) (Path, error) {
 // Denied reports whether a root-relative path is hidden by denyPaths.
 func (j *Jail) Denied(rel string) bool { return j.deny.Match(rel) }
 
+// DeniedBelow is Denied for a path whose parent directory is known not to
+// be denied (see Patterns.MatchBelow).
+func (j *Jail) DeniedBelow(rel string) bool { return j.deny.MatchBelow(rel) }
+
 // Protected reports whether a root-relative path is unwritable.
 func (j *Jail) Protected(rel string) bool { return j.protected.Match(rel) }
 
