@@ -15,6 +15,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/policy/rule"
 )
 
 // Settings is every key of SPEC §3.2. The JSON names are the keys of the
@@ -42,7 +43,7 @@ type Settings struct {
 		MaxSeconds     int               `json:"maxSeconds" doc:"default and cap of timeout_seconds"`
 		Allow          []string          `json:"allow" doc:"executable basenames that may run (empty: nothing may run)"`
 		Deny           []string          `json:"deny" doc:"executable basenames that never run"`
-		DenyPatterns   []string          `json:"denyPatterns" doc:"argv prefixes or /regex/ refused"`
+		DenyPatterns   rule.Patterns     `json:"denyPatterns" doc:"argv prefixes or /regex/ refused; an entry may be {pattern, match, noMatch} with examples checked when settings load"`
 		Interpreter    string            `json:"interpreter" doc:"none (argv) or sh (parsed shell line)"`
 		InheritEnv     []string          `json:"inheritEnv" doc:"environment variables passed to spawned processes"`
 		Env            map[string]string `json:"env" doc:"environment variables set for spawned processes"`
@@ -98,7 +99,7 @@ func Defaults() Settings {
 	s.Commands.MaxSeconds = 600
 	s.Commands.Allow = []string{}
 	s.Commands.Deny = []string{}
-	s.Commands.DenyPatterns = []string{}
+	s.Commands.DenyPatterns = rule.Patterns{}
 	s.Commands.Interpreter = "none"
 	s.Commands.InheritEnv = []string{"PATH", "HOME", "LANG"}
 	s.Commands.Env = map[string]string{}
@@ -121,6 +122,7 @@ type Key struct {
 	Kind reflect.Kind // Int, Bool, String, Slice (of strings), Map (string to string)
 	Doc  string
 	path []int
+	typ  reflect.Type
 }
 
 // Keys lists every setting in declaration order.
@@ -140,7 +142,7 @@ var settingKeys = sync.OnceValue(func() []Key {
 				walk(f.Type, name+".", p)
 				continue
 			}
-			keys = append(keys, Key{Name: name, Kind: f.Type.Kind(), Doc: f.Tag.Get("doc"), path: p})
+			keys = append(keys, Key{Name: name, Kind: f.Type.Kind(), Doc: f.Tag.Get("doc"), path: p, typ: f.Type})
 		}
 	}
 	walk(reflect.TypeOf(Settings{}), "", nil)
@@ -209,6 +211,18 @@ func ParseValue(k Key, raw string) (any, error) {
 		}
 		v = s
 	case reflect.Slice:
+		if k.typ != nil && k.typ != reflect.TypeOf([]string(nil)) {
+			// A list of richer values (commands.denyPatterns): its own JSON form.
+			ptr := reflect.New(k.typ)
+			if err := json.Unmarshal([]byte(raw), ptr.Interface()); err != nil {
+				return nil, envelope.Errorf(envelope.InvalidInput, `%s takes a JSON array, e.g. '["git push --force"]': %v`, k.Name, err).With("key", k.Name)
+			}
+			if ptr.Elem().IsNil() {
+				ptr.Elem().Set(reflect.MakeSlice(k.typ, 0, 0))
+			}
+			v = ptr.Elem().Interface()
+			break
+		}
 		var l []string
 		if err := json.Unmarshal([]byte(raw), &l); err != nil {
 			return nil, envelope.Errorf(envelope.InvalidInput, `%s takes a JSON array of strings, e.g. '["a","b"]', not %q`, k.Name, raw).With("key", k.Name)
@@ -262,6 +276,9 @@ func (s *Settings) Validate() error {
 	case "auto", "duckduckgo", "wikipedia", "searxng":
 	default:
 		return bad("research.provider", "auto, duckduckgo, wikipedia or searxng", s.Research.Provider)
+	}
+	if err := s.Commands.DenyPatterns.Validate(); err != nil {
+		return envelope.Errorf(envelope.InvalidInput, "setting commands.denyPatterns: %v", err).With("key", "commands.denyPatterns")
 	}
 	for _, list := range []struct {
 		key  string

@@ -1,0 +1,201 @@
+// Package rule holds the command-policy values that live in settings
+// (commands.denyPatterns, with their examples) and the quote-respecting
+// tokenizer both the settings check and the policy use. It has no
+// dependency on the workspace, so the workspace can validate settings with
+// it when they load; it never runs anything.
+package rule
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Pattern is one commands.denyPatterns entry. In a settings file it is a
+// string ("git push --force", or "/^npm publish\b/" for a regex), or an
+// object that also carries examples the rule must and must not match:
+//
+//	{"pattern": "git push --force", "match": ["git push --force origin"], "noMatch": ["git push"]}
+//
+// A string matches when a command's argv starts with its tokens (the
+// executable by basename, case-insensitively); a /regex/ is tested against
+// the argv joined with single spaces (RE2; a trailing i folds case).
+type Pattern struct {
+	Pattern string   `json:"pattern"`
+	Match   []string `json:"match,omitempty"`
+	NoMatch []string `json:"noMatch,omitempty"`
+}
+
+// Patterns is the commands.denyPatterns list.
+type Patterns []Pattern
+
+// UnmarshalJSON accepts a string or an object.
+func (p *Pattern) UnmarshalJSON(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return err
+		}
+		*p = Pattern{Pattern: s}
+		return nil
+	}
+	type plain Pattern
+	var v plain
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf(`a deny pattern is a string or {"pattern": "...", "match": [...], "noMatch": [...]}: %v`, err)
+	}
+	*p = Pattern(v)
+	return nil
+}
+
+// MarshalJSON writes the short string form when there are no examples.
+func (p Pattern) MarshalJSON() ([]byte, error) {
+	if len(p.Match) == 0 && len(p.NoMatch) == 0 {
+		return json.Marshal(p.Pattern)
+	}
+	type plain Pattern
+	return json.Marshal(plain(p))
+}
+
+// MarshalJSON writes [] for an empty list.
+func (ps Patterns) MarshalJSON() ([]byte, error) {
+	if ps == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]Pattern(ps))
+}
+
+// Matcher is a compiled Pattern.
+type Matcher struct {
+	Source string
+	prefix []string
+	re     *regexp.Regexp
+}
+
+// Compile checks the pattern's form (not its examples).
+func (p Pattern) Compile() (*Matcher, error) {
+	src := strings.TrimSpace(p.Pattern)
+	if src == "" {
+		return nil, fmt.Errorf("the pattern is empty")
+	}
+	m := &Matcher{Source: p.Pattern}
+	if body, flags, ok := regexForm(src); ok {
+		if flags == "i" {
+			body = "(?i)" + body
+		}
+		re, err := regexp.Compile(body)
+		if err != nil {
+			return nil, fmt.Errorf("the regex does not compile: %v", err)
+		}
+		m.re = re
+		return m, nil
+	}
+	toks, err := Words(src)
+	if err != nil {
+		return nil, err
+	}
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("the pattern has no words")
+	}
+	m.prefix = toks
+	return m, nil
+}
+
+func regexForm(s string) (body, flags string, ok bool) {
+	if len(s) < 2 || s[0] != '/' {
+		return "", "", false
+	}
+	if strings.HasSuffix(s, "/i") && len(s) >= 3 {
+		return s[1 : len(s)-2], "i", true
+	}
+	if strings.HasSuffix(s, "/") {
+		return s[1 : len(s)-1], "", true
+	}
+	return "", "", false
+}
+
+// Match reports whether argv is refused by the pattern.
+func (m *Matcher) Match(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	if m.re != nil {
+		base := append([]string{Base(argv[0])}, argv[1:]...)
+		return m.re.MatchString(strings.Join(base, " ")) || m.re.MatchString(strings.Join(argv, " "))
+	}
+	if len(argv) < len(m.prefix) {
+		return false
+	}
+	if !strings.EqualFold(Base(argv[0]), Base(m.prefix[0])) {
+		return false
+	}
+	for i := 1; i < len(m.prefix); i++ {
+		if argv[i] != m.prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Base is the executable's basename, the form allow and deny compare.
+func Base(exe string) string {
+	exe = strings.TrimRight(exe, "/")
+	if i := strings.LastIndexByte(exe, '/'); i >= 0 {
+		exe = exe[i+1:]
+	}
+	return path.Clean(exe)
+}
+
+// Validate compiles every pattern and checks its examples: each match
+// example must be refused by it and each noMatch example must not. The
+// error names the rule by its position and text.
+func (ps Patterns) Validate() error {
+	for i, p := range ps {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("rule %d (%q): %s", i+1, p.Pattern, fmt.Sprintf(format, args...))
+		}
+		m, err := p.Compile()
+		if err != nil {
+			return bad("%v", err)
+		}
+		for _, ex := range p.Match {
+			argv, err := Words(ex)
+			if err != nil {
+				return bad("match example %q: %v", ex, err)
+			}
+			if !m.Match(argv) {
+				return bad("its match example %q does not match; fix the pattern or the example", ex)
+			}
+		}
+		for _, ex := range p.NoMatch {
+			argv, err := Words(ex)
+			if err != nil {
+				return bad("noMatch example %q: %v", ex, err)
+			}
+			if m.Match(argv) {
+				return bad("its noMatch example %q matches; fix the pattern or the example", ex)
+			}
+		}
+	}
+	return nil
+}
+
+// Compile compiles every pattern (Validate has already passed when
+// settings loaded, so errors here are settings built in code).
+func (ps Patterns) Compile() ([]*Matcher, error) {
+	out := make([]*Matcher, 0, len(ps))
+	for i, p := range ps {
+		m, err := p.Compile()
+		if err != nil {
+			return nil, fmt.Errorf("rule %d (%q): %v", i+1, p.Pattern, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
