@@ -58,6 +58,16 @@ func (s *PlanStep) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
+// JSONSchema is the shape UnmarshalJSON accepts, for generated tool schemas
+// (engine/schema): a string, or {text, kind}.
+func (PlanStep) JSONSchema() map[string]any {
+	return map[string]any{"anyOf": []any{
+		map[string]any{"type": "string"},
+		map[string]any{"type": "object", "required": []string{"text"}, "additionalProperties": false,
+			"properties": map[string]any{"text": map[string]any{"type": "string"}, "kind": map[string]any{"type": "string", "enum": stepKinds}}},
+	}}
+}
+
 // PlanFile is a file the plan expects to touch.
 type PlanFile struct {
 	Path   string `json:"path"`

@@ -81,6 +81,9 @@ type Settings struct {
 		Model         string `json:"model" doc:"model id"`
 		APIKeyEnv     string `json:"apiKeyEnv" doc:"environment variable holding the API key"`
 	} `json:"agents"`
+	MCP struct {
+		ElicitApprovals bool `json:"elicitApprovals" doc:"aw mcp offers a staged approval to the human through a client that supports elicitation"`
+	} `json:"mcp"`
 }
 
 // Defaults returns the built-in settings of SPEC §3.2.
