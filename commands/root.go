@@ -167,6 +167,8 @@ func (a *app) nouns() []noun {
 		{"plan", "tools", a.planCmd},
 		{"notes", "tools", a.notesCmd},
 		{"command", "tools", a.commandCmd},
+		{"tasks", "tools", a.tasksCmd},
+		{"vcs", "tools", a.vcsCmd},
 		{"approval", "human", a.approvalCmd},
 		{"prompt", "human", a.promptCmd},
 		{"call", "human", a.callCmd},
