@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -18,12 +19,22 @@ const maxPatternLen = 1000
 // it) is looked for first with a fast byte search, so files without it are
 // never given to the regex, and the regex only ever runs on the lines
 // around a literal hit.
+//
+// A regex with no required literal may still start with bytes of known
+// classes ("[0-9]{3}[a-f]" starts with three digits and a-f): lead scans
+// for a run of such bytes, which is many times faster than the regex
+// engine trying every position, and the regex runs only on those lines.
 type matcher struct {
 	re      *regexp.Regexp // nil when lit alone decides
 	lit     []byte         // required literal; lower-cased when fold
 	fold    bool           // lit is matched ASCII case-insensitively
 	pureLit bool           // a line matches iff it contains lit
+	lead    byteClasses    // with no lit: the classes of every match's first bytes
 }
+
+// prefiltered reports whether index finds candidate positions, so the regex
+// need only run on the lines holding them.
+func (m *matcher) prefiltered() bool { return len(m.lit) > 0 || len(m.lead) > 0 }
 
 func compileMatcher(pattern string, fixed, ignoreCase bool) (*matcher, error) {
 	if pattern == "" {
@@ -80,7 +91,99 @@ func compileMatcher(pattern string, fixed, ignoreCase bool) (*matcher, error) {
 	if parsed.Op == syntax.OpLiteral && !fold && len(m.lit) > 0 {
 		m.pureLit, m.re = true, nil
 	}
+	if len(m.lit) == 0 {
+		leadClasses(parsed, &m.lead)
+	}
 	return m, nil
+}
+
+// byteClasses are byte sets that consecutive bytes must fall in, one set per
+// byte.
+type byteClasses [][256]bool
+
+// maxLead bounds the lead: a few bytes already make a rare run.
+const maxLead = 8
+
+// leadClasses appends the classes of the first bytes of every match of re
+// and reports whether re always matches exactly those bytes (so the classes
+// of what follows it may be appended too). Line and word assertions add no
+// byte; text anchors (\A, \z), anything of varying length and non-ASCII
+// end the lead.
+func leadClasses(re *syntax.Regexp, out *byteClasses) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpLiteral:
+		fold := re.Flags&syntax.FoldCase != 0
+		for _, r := range re.Rune {
+			// Under case folding k and s also match multi-byte runes
+			// (U+212A, U+017F), like every non-ASCII rune: stop there.
+			if len(*out) == maxLead || r >= utf8.RuneSelf || fold && strings.ContainsRune("kKsS", r) {
+				return false
+			}
+			var c [256]bool
+			c[r] = true
+			if fold {
+				c[unicode.ToLower(r)], c[unicode.ToUpper(r)] = true, true
+			}
+			*out = append(*out, c)
+		}
+		return true
+	case syntax.OpCharClass:
+		if len(*out) == maxLead {
+			return false
+		}
+		var c [256]bool
+		for i := 0; i < len(re.Rune); i += 2 {
+			if re.Rune[i+1] >= utf8.RuneSelf {
+				return false
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				c[r] = true
+			}
+		}
+		*out = append(*out, c)
+		return true
+	case syntax.OpCapture:
+		return leadClasses(re.Sub[0], out)
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !leadClasses(sub, out) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpPlus:
+		leadClasses(re.Sub[0], out) // one copy at least; then the length varies
+		return false
+	case syntax.OpRepeat:
+		for i := 0; i < re.Min; i++ {
+			if !leadClasses(re.Sub[0], out) {
+				return false
+			}
+		}
+		return re.Min == re.Max
+	}
+	return false
+}
+
+// index finds the first position in b where a run of bytes in the classes
+// starts.
+func (l byteClasses) index(b []byte) int {
+	first := &l[0]
+	for i := 0; i+len(l) <= len(b); i++ {
+		if !first[b[i]] {
+			continue
+		}
+		j := 1
+		for j < len(l) && l[j][b[i+j]] {
+			j++
+		}
+		if j == len(l) {
+			return i
+		}
+	}
+	return -1
 }
 
 // requiredLiteral returns the longest literal string every match of re
@@ -153,9 +256,12 @@ func isASCII(s string) bool {
 	return true
 }
 
-// index finds the next occurrence of the literal in b.
+// index finds the next occurrence of the literal, or of the lead, in b.
 func (m *matcher) index(b []byte) int {
-	if !m.fold {
+	switch {
+	case len(m.lit) == 0:
+		return m.lead.index(b)
+	case !m.fold:
 		return bytes.Index(b, m.lit)
 	}
 	return indexFoldASCII(b, m.lit)

@@ -292,7 +292,7 @@ func (s *searcher) region(out []Match, rel string, b []byte, line int64, final b
 	from := 0
 	for from <= len(b) {
 		var pos, lineStart, lineEnd, col int
-		if len(m.lit) > 0 {
+		if m.prefiltered() {
 			i := m.index(b[from:])
 			if i < 0 {
 				break

@@ -63,7 +63,12 @@ func (w *walk) run(ctx context.Context, newOut func() any) []any {
 	if !w.base.Outside {
 		rules = ancestorRules(w.ws.Root, comps)
 	}
-	q := &jobQueue{jobs: []dirJob{{abs: w.base.Abs, rel: w.base.Rel, comps: comps, rules: rules}}}
+	q := &jobQueue{}
+	// Only an allowPaths root can be denied here (the jail refuses the rest),
+	// and then so is everything below it: dir tests each child's name alone.
+	if !w.ws.Jail.Denied(w.base.Rel) {
+		q.jobs = []dirJob{{abs: w.base.Abs, rel: w.base.Rel, comps: comps, rules: rules}}
+	}
 	q.cond = sync.NewCond(&q.mu)
 	outs := make([]any, w.workers)
 	var wg sync.WaitGroup
@@ -93,7 +98,7 @@ func (w *walk) run(ctx context.Context, newOut func() any) []any {
 }
 
 func (w *walk) dir(wk *walker, q *jobQueue, job dirJob) {
-	f, err := os.Open(job.abs)
+	f, err := openDir(job.abs)
 	if err != nil {
 		return
 	}
@@ -113,11 +118,13 @@ func (w *walk) dir(wk *walker, q *jobQueue, job dirJob) {
 	for _, e := range ents {
 		name := e.Name()
 		rel := join(job.rel, name)
-		if w.ws.Jail.Denied(rel) {
+		// The directory itself passed these checks, so only the child's own
+		// name can match.
+		if w.ws.Jail.DeniedBelow(rel) {
 			continue
 		}
 		brel := join(job.brel, name)
-		if w.ignore.Match(brel) {
+		if w.ignore.MatchBelow(brel) {
 			continue
 		}
 		typ := e.Type()
