@@ -167,6 +167,7 @@ func (a *app) nouns() []noun {
 		{"plan", "tools", a.planCmd},
 		{"notes", "tools", a.notesCmd},
 		{"command", "tools", a.commandCmd},
+		{"policy", "tools", a.policyCmd},
 		{"tasks", "tools", a.tasksCmd},
 		{"vcs", "tools", a.vcsCmd},
 		{"approval", "human", a.approvalCmd},

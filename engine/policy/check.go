@@ -54,6 +54,7 @@ type checker struct {
 	line     string
 	dirs     []string // every root-relative directory the line may be in
 	seen     map[string]bool
+	resolved map[string]bool // dir, target and access already found inside the jail
 	v        Verdict
 	refused  bool
 }
@@ -197,7 +198,7 @@ func (c *checker) command(ws []word, depth int) {
 	}
 	argv := texts(ws)
 	tool := tools[low]
-	if c.argRules || tool != nil {
+	if !shellDir && (c.argRules || tool != nil) {
 		for _, w := range ws[1:] {
 			if w.dynamic != "" {
 				c.refuse(DeniedPattern, exe, "", "the argument %s of %s is decided at run time (%s) while argument rules are in force, so they cannot see the real argv; write the value literally", w.text, exe, w.dynamic)
@@ -214,6 +215,13 @@ func (c *checker) command(ws []word, depth int) {
 	if shellDir {
 		c.cd(low, ws[1:])
 		return
+	}
+	if low == "aw" {
+		// aw's human verbs are refused before allow is consulted: no
+		// settings make them runnable from inside a command.
+		if awRule(c, exe, ws[1:], depth); c.refused {
+			return
+		}
 	}
 	if runners[low] && !c.allow[exe] {
 		c.refuse(NestedCommand, exe, "", "%s runs a command the policy cannot see into (a shell, an evaluator, a privilege or session changer), so it is refused; run the inner command directly, or %s", exe, c.allowHint(exe))
@@ -301,6 +309,10 @@ func (c *checker) path(w word, access workspace.Access, exe, what string) {
 		if !filepath.IsAbs(p) && d != "" && d != "." {
 			p = d + "/" + p
 		}
+		key := fmt.Sprint(access) + "\x00" + p
+		if c.resolved[key] {
+			continue // one line names build.log a hundred times
+		}
 		res, err := c.ws.Jail.Resolve(p, access)
 		if err == nil && res.Outside && access == workspace.Write {
 			err = envelope.Errorf(envelope.PathEscape, "allowPaths roots are read-only")
@@ -319,6 +331,10 @@ func (c *checker) path(w word, access workspace.Access, exe, what string) {
 			}
 			return
 		}
+		if c.resolved == nil {
+			c.resolved = map[string]bool{}
+		}
+		c.resolved[key] = true
 		c.addPath(res.Rel)
 	}
 }

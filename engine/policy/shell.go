@@ -230,7 +230,7 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 			skeleton.WriteString("x")
 		}
 	}
-	if !body && !c.refused && braceExpansion.MatchString(skeleton.String()) {
+	if sk := skeleton.String(); !body && !c.refused && strings.IndexByte(sk, '{') >= 0 && braceExpansion.MatchString(sk) {
 		c.unsupported("brace expansion", "write every word out literally")
 	}
 	out := word{text: b.String(), dynamic: dyn}
