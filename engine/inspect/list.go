@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,8 +97,14 @@ func spillEntries(ws *workspace.Workspace, env *envelope.Envelope, d *ListData) 
 	if d.Shown == len(d.Entries) {
 		return nil
 	}
-	// Appends, not fmt: a listing can hold hundreds of thousands of lines.
-	b := []byte("type\tsize\tdepth\tpath\n")
+	// Appends into one buffer of the right size, not fmt: a listing can
+	// hold hundreds of thousands of lines.
+	const header = "type\tsize\tdepth\tpath\n"
+	size := len(header)
+	for _, e := range d.Entries {
+		size += len(e.Type) + len(e.Path) + 24 // 24: tabs, newline, two numbers
+	}
+	b := append(make([]byte, 0, size), header...)
 	for _, e := range d.Entries {
 		b = append(b, e.Type...)
 		b = append(b, '\t')
@@ -207,11 +213,15 @@ func readLevel(ws *workspace.Workspace, abs, rel, brel string, depth int, hide *
 	}
 	defer f.Close()
 	ents, _ := f.ReadDir(-1)
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	out := make([]Entry, 0, len(ents))
 	for _, e := range ents {
 		r := join(rel, e.Name())
-		if ws.Jail.DeniedBelow(r) || hide.MatchBelow(join(brel, e.Name())) {
+		br := r // a listing of the root: base-relative is root-relative
+		if brel != rel {
+			br = join(brel, e.Name())
+		}
+		if ws.Jail.DeniedBelow(r) || hide.MatchBelow(br) {
 			continue
 		}
 		en := Entry{Path: r, Type: fileType(e.Type()), Depth: depth}

@@ -24,6 +24,22 @@ type Patterns struct {
 type pattern struct {
 	glob     string
 	anywhere bool // no slash: match each name, not the whole path
+	literal  bool // no glob syntax: matching is comparing
+}
+
+// matchName matches one path element against an anywhere pattern.
+func (pt pattern) matchName(name string) bool {
+	if pt.literal {
+		return name == pt.glob
+	}
+	if ok, _ := path.Match(pt.glob, name); ok {
+		return true
+	}
+	if strings.Contains(pt.glob, "**") {
+		ok, _ := doublestar.Match(pt.glob, name)
+		return ok
+	}
+	return false
 }
 
 var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
@@ -43,7 +59,7 @@ func NewPatterns(globs ...[]string) *Patterns {
 			}
 			anchored := strings.Contains(g, "/")
 			g = strings.TrimPrefix(g, "/")
-			p.pats = append(p.pats, pattern{glob: g, anywhere: !anchored})
+			p.pats = append(p.pats, pattern{glob: g, anywhere: !anchored, literal: !strings.ContainsAny(g, `*?[\`)})
 		}
 	}
 	return p
@@ -64,13 +80,8 @@ func (p *Patterns) Match(rel string) bool {
 	for _, pt := range p.pats {
 		if pt.anywhere {
 			for _, name := range strings.Split(rel, "/") {
-				if ok, _ := path.Match(pt.glob, name); ok {
+				if pt.matchName(name) {
 					return true
-				}
-				if strings.Contains(pt.glob, "**") {
-					if ok, _ := doublestar.Match(pt.glob, name); ok {
-						return true
-					}
 				}
 			}
 			continue
@@ -104,13 +115,8 @@ func (p *Patterns) MatchBelow(rel string) bool {
 	name := rel[strings.LastIndexByte(rel, '/')+1:]
 	for _, pt := range p.pats {
 		if pt.anywhere {
-			if ok, _ := path.Match(pt.glob, name); ok {
+			if pt.matchName(name) {
 				return true
-			}
-			if strings.Contains(pt.glob, "**") {
-				if ok, _ := doublestar.Match(pt.glob, name); ok {
-					return true
-				}
 			}
 			continue
 		}
