@@ -122,6 +122,14 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 	mu.Lock()
 	why := reason
 	mu.Unlock()
+	// The logs are complete now. Their size and hash (streamed) go with the
+	// end in one write when they are small; a large log is hashed after the
+	// end is recorded, so status never shows a finished job as running.
+	small := logSize(s, j.Stdout.Path)+logSize(s, j.Stderr.Path) <= hashInline
+	measure := func(cur *Job) {
+		cur.Stdout.Bytes, cur.Stdout.SHA256 = hashLog(logAbs(s, cur.Stdout.Path))
+		cur.Stderr.Bytes, cur.Stderr.SHA256 = hashLog(logAbs(s, cur.Stderr.Path))
+	}
 	j, err = update(s, id, func(cur *Job) error {
 		ended := end.UTC()
 		cur.EndedAt = &ended
@@ -141,18 +149,29 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 		default:
 			cur.Status = Failed
 		}
+		if small {
+			measure(cur)
+		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	if err != nil || small {
+		return j, err
 	}
-	// The logs are complete now: record their size and hash (streamed) for
-	// the artifacts that point at them.
 	return update(s, id, func(cur *Job) error {
-		cur.Stdout.Bytes, cur.Stdout.SHA256 = hashLog(logAbs(s, cur.Stdout.Path))
-		cur.Stderr.Bytes, cur.Stderr.SHA256 = hashLog(logAbs(s, cur.Stderr.Path))
+		measure(cur)
 		return nil
 	})
+}
+
+// hashInline is the log size up to which the hash is recorded with the end.
+const hashInline = 16 << 20
+
+func logSize(s *store.Store, rel string) int64 {
+	fi, err := os.Stat(logAbs(s, rel))
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // killTree stops a process group: SIGTERM, then SIGKILL to whatever is

@@ -10,8 +10,8 @@ import (
 // checkPolicy and policyEnv are the two calls into engine/policy: the
 // verdict before anything is spawned, and the spawned environment.
 var (
-	checkPolicy = policyCheck
-	policyEnv   = policyEnvironment
+	checkPolicy = policy.Check
+	policyEnv   = policy.Env
 )
 
 // spawnEnv is the environment a command gets: the policy's (inheritEnv
@@ -31,5 +31,3 @@ func spawnEnv(ws *workspace.Workspace, jobID string) []string {
 	}
 	return out
 }
-
-var _ policy.Verdict

@@ -191,3 +191,11 @@ func TestListBreadthFirst(t *testing.T) {
 func openAt(root string) (*workspace.Workspace, error) {
 	return workspace.Open(workspace.Options{Root: root, Tier: workspace.TierExec})
 }
+
+func TestAppendGutterIsPrintfWidth6(t *testing.T) {
+	for _, n := range []int64{1, 42, 99999, 999999, 1000000, 123456789} {
+		if got, want := string(appendGutter(nil, n)), fmt.Sprintf("%6d\t", n); got != want {
+			t.Errorf("appendGutter(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

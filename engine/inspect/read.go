@@ -220,7 +220,7 @@ func (w *window) visit(b []byte) {
 // render applies the byte ceiling and the envelope bound to the kept lines.
 func (w *window) render(o readOpts, s fileSummary) *ReadData {
 	d := &ReadData{StartLine: o.start, EndLine: o.start - 1, TotalLines: s.Lines, TotalBytes: s.Size, SHA256: s.SHA256}
-	var out []byte
+	var out, line []byte // line is reused: out keeps copies
 	runes := 0
 	endPartial := false
 	crlf := false
@@ -236,8 +236,7 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 		}
 		str, _, invalid := clipLine(text, len(text))
 		d.InvalidUTF8 = d.InvalidUTF8 || invalid
-		line := make([]byte, 0, len(str)+8)
-		line = append(line, fmt.Sprintf("%6d\t", l.n)...)
+		line = appendGutter(line[:0], l.n)
 		line = append(line, str...)
 		if l.nl && !partial {
 			line = append(line, '\n')
@@ -291,6 +290,18 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 		d.partialLine = d.EndLine
 	}
 	return d
+}
+
+// appendGutter appends fmt's "%6d\t" for line number n, without fmt: a
+// window has up to thousands of lines.
+func appendGutter(b []byte, n int64) []byte {
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], n, 10)
+	for i := len(digits); i < 6; i++ {
+		b = append(b, ' ')
+	}
+	b = append(b, digits...)
+	return append(b, '\t')
 }
 
 // cutRunes keeps the first n characters of b.

@@ -67,7 +67,7 @@ func streamFile(f *os.File, size int64, refuseBinary bool, visit func([]byte)) (
 	var sum []byte
 	var err error
 	if size < parallelAt {
-		sum, err = streamSerial(f, handle)
+		sum, err = streamSerial(f, size, handle)
 	} else {
 		sum, err = streamParallel(f, handle)
 	}
@@ -82,9 +82,12 @@ func streamFile(f *os.File, size int64, refuseBinary bool, visit func([]byte)) (
 	return s, nil
 }
 
-func streamSerial(f *os.File, handle func([]byte) error) ([]byte, error) {
+// streamSerial reads into one buffer sized for the size stat saw, plus a
+// byte so the end shows in the same read: a file of exactly 64 KiB must not
+// cost a 1 MiB buffer (its zeroing and page faults were most of a read).
+func streamSerial(f *os.File, size int64, handle func([]byte) error) ([]byte, error) {
 	h := sha256.New()
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, min(size+1, chunkSize))
 	for {
 		n, err := io.ReadFull(f, buf)
 		if n > 0 {

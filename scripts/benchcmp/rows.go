@@ -29,8 +29,8 @@ const (
 )
 
 func rowNames() []string {
-	return []string{"startup", "startup-git", "read-1g", "read-64k", "search-literal",
-		"search-inner-literal", "search-no-literal", "list", "list-fd"}
+	return append([]string{"startup", "startup-git", "read-1g", "read-64k", "search-literal",
+		"search-inner-literal", "search-no-literal", "list", "list-fd"}, commandRowNames()...)
 }
 
 // awSide runs aw against a workspace root, always as JSON.
@@ -54,7 +54,7 @@ func allRows(b *bench) []row {
 		}
 	}
 	stat := b.awSide(d.tree, "inspect", "stat", "go.mod")
-	return []row{
+	return append([]row{
 		{name: "startup", target: 3, aw: stat, showRSS: true,
 			peer:  side{name: "go hello-world", argv: []string{d.hello}, dir: d.tree},
 			check: checkOK},
@@ -91,7 +91,7 @@ func allRows(b *bench) []row {
 			peer: side{name: fd + " -d 5", argv: []string{fd, "--max-depth", "5", "--hidden", "--no-ignore", "--color", "never",
 				"--exclude", "node_modules", "--exclude", ".git", "--exclude", ".agentic"}, dir: d.tree},
 			check: checkList(d.tree)},
-	}
+	}, commandRows(b)...)
 }
 
 // awEnvelope is the part of the agentic-workspace/v1 envelope the checks read.

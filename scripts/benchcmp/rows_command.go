@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// The command rows (SPEC §8): `aw command status` tailing a job log of 1 GiB
+// and 4 GiB against `tail -c 2000` on the same file (the logs are sparse,
+// with real text at the end: a tail that reads only the end costs the same
+// for both sizes), and the overhead of `aw command run -- true` against
+// running true directly.
+
+func commandRowNames() []string {
+	return []string{"command-status-1g", "command-status-4g", "command-run-true"}
+}
+
+const statusTail = 2000
+
+func commandRows(b *bench) []row {
+	var rows []row
+	for _, gib := range []int64{1, 4} {
+		root, id, err := b.jobWithLog(fmt.Sprintf("jobs-%dg", gib), gib<<30)
+		if err != nil {
+			fatalf("preparing the %d GiB job log: %v", gib, err)
+		}
+		log := filepath.Join(".agentic", "jobs", id, "stdout.log")
+		rows = append(rows, row{name: fmt.Sprintf("command-status-%dg", gib), target: 1.5,
+			aw:    b.awSide(root, "command", "status", id, "--tail-chars", fmt.Sprint(statusTail)),
+			peer:  side{name: "tail -c 2000", argv: []string{"tail", "-c", fmt.Sprint(statusTail), log}, dir: root},
+			check: checkTail})
+	}
+	root, _, err := b.jobWithLog("jobs-run", 0)
+	if err != nil {
+		fatalf("preparing the run workspace: %v", err)
+	}
+	rows = append(rows, row{name: "command-run-true", target: 5, showRSS: true,
+		aw:   b.awSide(root, "command", "run", "--", "true"),
+		peer: side{name: "true", argv: []string{"true"}, dir: root},
+		// Every run leaves a job: clear them so each run starts alike.
+		after: func() { os.RemoveAll(filepath.Join(root, ".agentic", "jobs")) },
+		check: func(aw, peer []byte) error {
+			env, err := parseEnvelope(aw)
+			if err != nil {
+				return err
+			}
+			var d struct {
+				ExitCode *int `json:"exitCode"`
+			}
+			if err := json.Unmarshal(env.Data, &d); err != nil || d.ExitCode == nil || *d.ExitCode != 0 {
+				return fmt.Errorf("aw did not report exit code 0: %s", env.Summary)
+			}
+			return nil
+		}})
+	return rows
+}
+
+// jobWithLog makes a workspace under the data directory holding one
+// finished job whose stdout.log is size bytes (sparse, ending in 64 KiB
+// of text); size 0 leaves the job as it ran. It returns the root and the
+// job id.
+func (b *bench) jobWithLog(name string, size int64) (string, string, error) {
+	root := filepath.Join(b.d.dir, name)
+	os.RemoveAll(root)
+	if err := os.MkdirAll(filepath.Join(root, ".agentic"), 0o755); err != nil {
+		return "", "", err
+	}
+	cfg := `{"permissionMode": 2, "commands": {"allow": ["true"]}}`
+	if err := os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(cfg), 0o644); err != nil {
+		return "", "", err
+	}
+	out, err := exec.Command(b.aw, "--root", root, "-o", "json", "command", "run", "--", "true").Output()
+	if err != nil {
+		return "", "", fmt.Errorf("aw command run -- true: %v", err)
+	}
+	env, err := parseEnvelope(out)
+	if err != nil {
+		return "", "", err
+	}
+	var d struct {
+		JobID string `json:"jobId"`
+	}
+	if err := json.Unmarshal(env.Data, &d); err != nil || d.JobID == "" {
+		return "", "", fmt.Errorf("no job id in %s", out)
+	}
+	if size == 0 {
+		return root, d.JobID, nil
+	}
+	var text strings.Builder
+	for i := 0; text.Len() < 64<<10; i++ {
+		fmt.Fprintf(&text, "line %d of the job log: ok\n", i)
+	}
+	f, err := os.OpenFile(filepath.Join(root, ".agentic", "jobs", d.JobID, "stdout.log"), os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	if err := f.Truncate(size - int64(text.Len())); err != nil {
+		return "", "", err
+	}
+	if _, err := f.WriteAt([]byte(text.String()), size-int64(text.Len())); err != nil {
+		return "", "", err
+	}
+	return root, d.JobID, f.Close()
+}
+
+// checkTail: aw's stdoutTail is exactly what tail -c printed (the log's
+// text is ASCII, so 2000 characters are 2000 bytes).
+func checkTail(aw, peer []byte) error {
+	env, err := parseEnvelope(aw)
+	if err != nil {
+		return err
+	}
+	var d struct {
+		StdoutTail string `json:"stdoutTail"`
+	}
+	if err := json.Unmarshal(env.Data, &d); err != nil {
+		return err
+	}
+	if d.StdoutTail != string(peer) {
+		return fmt.Errorf("aw's tail (%d bytes) differs from tail -c's (%d bytes)", len(d.StdoutTail), len(peer))
+	}
+	return nil
+}
