@@ -12,7 +12,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-func TestTimeoutRules(t *testing.T) {
+func TestCommandTimeoutRules(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	cases := []struct {
 		action  string
@@ -48,7 +48,7 @@ func TestTimeoutRules(t *testing.T) {
 	}
 }
 
-func TestTail(t *testing.T) {
+func TestCommandTail(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -86,7 +86,7 @@ func TestTail(t *testing.T) {
 
 // TestTailReadsOnlyTheEnd: a sparse 8 GiB log is tailed as fast as a
 // small one, because only its last bytes are read.
-func TestTailReadsOnlyTheEnd(t *testing.T) {
+func TestCommandTailReadsOnlyTheEnd(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.log")
 	f, err := os.Create(p)
 	if err != nil {
@@ -121,7 +121,7 @@ func testWorkspace(t *testing.T, cfg string) *workspace.Workspace {
 
 // TestRunRecordsTheEnd runs real processes through the engine: exit codes,
 // signals, timeouts and the job record.
-func TestRunRecordsTheEnd(t *testing.T) {
+func TestCommandRunRecordsTheEnd(t *testing.T) {
 	ws := testWorkspace(t, `{"permissionMode": 2, "commands": {"allow": ["sh"]}}`)
 	cases := []struct {
 		script string
