@@ -143,6 +143,9 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	nouns := a.nouns()
 	word := firstWord(root, args)
 	invoked := slices.ContainsFunc(nouns, func(n noun) bool { return n.name == word })
+	// cobra would also build `aw completion` and its four shells on every
+	// call; a call that names a noun cannot reach it.
+	root.CompletionOptions.DisableDefaultCmd = invoked
 	for _, n := range nouns {
 		if invoked && n.name != word {
 			continue
