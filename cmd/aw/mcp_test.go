@@ -64,7 +64,8 @@ func startMCP(t testing.TB, dir string, o clientOpts) *mcpClient {
 	t.Helper()
 	cmd := exec.Command(awBin, append([]string{"mcp", "--root", dir}, o.args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"-userconfig", "AW_ROOT=", "AW_APPROVER_TOKEN=")
+	// GH_TOKEN is cleared so a GitHub action called here never reaches the network.
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"-userconfig", "AW_ROOT=", "AW_APPROVER_TOKEN=", "GH_TOKEN=")
 	cmd.Env = append(cmd.Env, o.env...)
 	cmd.Stderr = os.Stderr
 	c := &mcpClient{cmd: cmd, changed: make(chan struct{}, 16)}
@@ -596,4 +597,124 @@ func TestMCPMalformedAndCleanExit(t *testing.T) {
 	if strings.Contains(stderr.String(), "panic") {
 		t.Errorf("stderr: %s", stderr.String())
 	}
+}
+
+// BenchmarkMCPReadRoundTrip measures, in one run and alternating, the
+// round-trip of workspace_inspect read through `aw mcp`, of `aw inspect
+// read` as a process, and of the reference MCP filesystem server
+// (@modelcontextprotocol/server-filesystem, npm) doing read_text_file on the
+// same file. It reports each median and the ratios:
+//
+//	go test ./cmd/aw -run '^$' -bench MCPReadRoundTrip -benchtime 200x
+func BenchmarkMCPReadRoundTrip(b *testing.B) {
+	dir := mcpWorkspace(b, "")
+	var text strings.Builder
+	for i := 1; i <= 200; i++ {
+		fmt.Fprintf(&text, "line %d of the benchmark file, with some words to read\n", i)
+	}
+	file := filepath.Join(dir, "bench.txt")
+	if err := os.WriteFile(file, []byte(text.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	// The same protocol version as the filesystem server speaks.
+	aw := startMCP(b, dir, clientOpts{protocol: "2025-06-18"})
+	awRead := &mcp.CallToolParams{Name: "workspace_inspect", Arguments: map[string]any{"action": "read", "path": "bench.txt"}}
+
+	var fs *mcp.ClientSession
+	if _, err := exec.LookPath("npx"); err == nil {
+		real, _ := filepath.EvalSymlinks(dir)
+		cmd := exec.Command("npx", "-y", "@modelcontextprotocol/server-filesystem@2026.8.31", real)
+		client := mcp.NewClient(&mcp.Implementation{Name: "aw-bench", Version: "1"}, nil)
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		s, err := client.Connect(cctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		cancel()
+		if err != nil {
+			b.Logf("server-filesystem unavailable (%v): its column is skipped", err)
+		} else {
+			fs = s
+			defer fs.Close()
+		}
+	}
+	fsRead := &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": file}}
+	if fs != nil {
+		fsRead.Arguments = map[string]any{"path": filepath.Join(mustReal(b, dir), "bench.txt")}
+	}
+
+	// Equivalent output first: the same text, gutter aside.
+	res, err := aw.cs.CallTool(ctx, awRead)
+	if err != nil || res.IsError {
+		b.Fatalf("aw read: %v %v", err, res)
+	}
+	content := get(res.StructuredContent, ".data.content").(string)
+	var plain strings.Builder
+	for _, l := range strings.SplitAfter(content, "\n") {
+		if _, after, ok := strings.Cut(l, "\t"); ok {
+			plain.WriteString(after)
+		}
+	}
+	if plain.String() != text.String() {
+		b.Fatalf("aw read returned other text")
+	}
+	if fs != nil {
+		r, err := fs.CallTool(ctx, fsRead)
+		if err != nil || r.IsError || r.Content[0].(*mcp.TextContent).Text != text.String() {
+			b.Fatalf("server-filesystem read_text_file: %v %+v", err, r)
+		}
+	}
+
+	var tMCP, tProc, tFS []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if _, err := aw.cs.CallTool(ctx, awRead); err != nil {
+			b.Fatal(err)
+		}
+		tMCP = append(tMCP, time.Since(start))
+
+		start = time.Now()
+		cmd := execAW(dir, "-o", "json", "inspect", "read", "bench.txt")
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		tProc = append(tProc, time.Since(start))
+
+		if fs != nil {
+			start = time.Now()
+			if _, err := fs.CallTool(ctx, fsRead); err != nil {
+				b.Fatal(err)
+			}
+			tFS = append(tFS, time.Since(start))
+		}
+	}
+	b.StopTimer()
+	mMCP, mProc := median(tMCP), median(tProc)
+	b.ReportMetric(float64(mMCP.Microseconds()), "aw-mcp-µs")
+	b.ReportMetric(float64(mProc.Microseconds()), "aw-process-µs")
+	b.ReportMetric(float64(mProc)/float64(mMCP), "process/mcp")
+	line := fmt.Sprintf("median of %d: aw mcp %v, aw inspect read process %v (%.1fx the MCP round-trip)", b.N, mMCP, mProc, float64(mProc)/float64(mMCP))
+	if fs != nil {
+		mFS := median(tFS)
+		b.ReportMetric(float64(mFS.Microseconds()), "server-filesystem-µs")
+		b.ReportMetric(float64(mMCP)/float64(mFS), "aw-mcp/server-filesystem")
+		line += fmt.Sprintf(", server-filesystem read_text_file %v (aw mcp is %.2fx its time)", mFS, float64(mMCP)/float64(mFS))
+	}
+	b.Log(line)
+}
+
+func mustReal(b *testing.B, dir string) string {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return real
+}
+
+func median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -300,10 +301,13 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		return result(envelope.Fail(noun(tool), err)), nil
 	}
 	offered := offeredTool(ws, tool)
-	if action == "" || offered == nil || offered.Row(action) == nil {
+	if action == "" || offered == nil || !slices.Contains(offered.Actions, action) {
 		return result(envelope.Fail(noun(tool)+"."+action, notOffered(ws, tool, action, offered))), nil
 	}
-	row := offered.Row(action)
+	row, err := dispatch.Find(tool, action)
+	if err != nil {
+		return result(envelope.Fail(noun(tool)+"."+action, err)), nil
+	}
 	r, err := row.Decode(raw)
 	if err != nil {
 		return result(envelope.Fail(row.Operation(), err)), nil
@@ -319,11 +323,11 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 
 func noun(tool string) string { return strings.TrimPrefix(tool, "workspace_") }
 
-// offeredTool is the registered tool named name, or nil.
-func offeredTool(ws *workspace.Workspace, name string) *schema.Tool {
-	for _, t := range schema.Registered(ws) {
+// offeredTool is the registered tool named name with its actions, or nil.
+func offeredTool(ws *workspace.Workspace, name string) *workspace.ToolInfo {
+	for _, t := range dispatch.Registered(ws) {
 		if t.Name == name {
-			return t
+			return &t
 		}
 	}
 	return nil
@@ -331,7 +335,7 @@ func offeredTool(ws *workspace.Workspace, name string) *schema.Tool {
 
 // notOffered explains a call outside the registered set: no action, an
 // unknown action, or one the settings or tier took away since the list.
-func notOffered(ws *workspace.Workspace, tool, action string, offered *schema.Tool) error {
+func notOffered(ws *workspace.Workspace, tool, action string, offered *workspace.ToolInfo) error {
 	if offered == nil {
 		return envelope.Errorf(envelope.ToolDisabled, "%s is not offered now (settings or the --tier cap changed since the tool list); list the tools again", tool).With("tool", tool)
 	}

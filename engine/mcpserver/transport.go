@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -13,17 +14,70 @@ import (
 // Transport is stdio for the server: newline-delimited JSON-RPC on in and
 // out. A line that is not JSON gets a JSON-RPC parse error (-32700) and the
 // session goes on; the SDK alone would end the session on it.
+//
+// When stdin closes, the requests already read are answered before the
+// session ends (a client may pipe its requests and close at once).
 func Transport(in io.Reader, out io.Writer) mcp.Transport {
-	w := &lineWriter{w: out}
-	r := &checkedReader{in: bufio.NewReaderSize(in, 64<<10), reply: w}
+	f := &inflight{}
+	f.idle = sync.NewCond(&f.mu)
+	w := &lineWriter{w: out, inflight: f}
+	r := &checkedReader{in: bufio.NewReaderSize(in, 64<<10), reply: w, inflight: f}
 	return &mcp.IOTransport{Reader: r, Writer: w}
+}
+
+// drainLimit bounds how long a closed stdin waits for answers (a command
+// run may take commands.maxSeconds).
+const drainLimit = 15 * time.Minute
+
+// inflight counts the client's requests not yet answered.
+type inflight struct {
+	mu   sync.Mutex
+	idle *sync.Cond
+	n    int
+}
+
+func (f *inflight) add(d int) {
+	f.mu.Lock()
+	f.n += d
+	if f.n <= 0 {
+		f.n = 0
+		f.idle.Broadcast()
+	}
+	f.mu.Unlock()
+}
+
+// wait returns once every request read has been answered, or at the limit.
+func (f *inflight) wait(limit time.Duration) {
+	t := time.AfterFunc(limit, func() { f.add(-1 << 30) })
+	defer t.Stop()
+	f.mu.Lock()
+	for f.n > 0 {
+		f.idle.Wait()
+	}
+	f.mu.Unlock()
+}
+
+// kind classifies a JSON-RPC line: a request (method and id), a response
+// (id with result or error), or neither (a notification).
+func kind(line []byte) (request, response bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
+		return false, false
+	}
+	return m.Method != nil, m.Method == nil && (m.Result != nil || m.Error != nil)
 }
 
 // checkedReader passes through the lines that are JSON and answers the rest.
 type checkedReader struct {
-	in    *bufio.Reader
-	reply *lineWriter
-	buf   []byte
+	in       *bufio.Reader
+	reply    *lineWriter
+	inflight *inflight
+	buf      []byte
 }
 
 func (r *checkedReader) Read(p []byte) (int, error) {
@@ -33,6 +87,9 @@ func (r *checkedReader) Read(p []byte) (int, error) {
 			switch id, why := check(trimmed); why {
 			case "":
 				r.buf = append(trimmed, '\n')
+				if req, _ := kind(trimmed); req {
+					r.inflight.add(1)
+				}
 			case "parse":
 				r.reply.reply(nil, -32700, "Parse error: the line is not JSON; send one JSON-RPC message per line")
 			default:
@@ -40,6 +97,9 @@ func (r *checkedReader) Read(p []byte) (int, error) {
 			}
 		}
 		if err != nil && len(r.buf) == 0 {
+			if err == io.EOF {
+				r.inflight.wait(drainLimit)
+			}
 			return 0, err
 		}
 		if err != nil {
@@ -86,18 +146,31 @@ func check(line []byte) (json.RawMessage, string) {
 // lineWriter writes whole lines under a lock, so a parse-error reply never
 // lands inside a frame the SDK is writing.
 type lineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
+	mu       sync.Mutex
+	w        io.Writer
+	buf      []byte
+	inflight *inflight
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
+	return l.write(p, true)
+}
+
+func (l *lineWriter) write(p []byte, count bool) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.buf = append(l.buf, p...)
 	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
-		if _, err := l.w.Write(l.buf[:i+1]); err != nil {
+		lines := l.buf[:i+1]
+		if _, err := l.w.Write(lines); err != nil {
 			return 0, err
+		}
+		if count {
+			for _, line := range bytes.Split(bytes.TrimSpace(lines), []byte("\n")) {
+				if _, resp := kind(line); resp {
+					l.inflight.add(-1)
+				}
+			}
 		}
 		l.buf = append(l.buf[:0], l.buf[i+1:]...)
 	}
@@ -110,7 +183,7 @@ func (l *lineWriter) reply(id json.RawMessage, code int, msg string) {
 		id = json.RawMessage("null")
 	}
 	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
-	l.Write(append(raw, '\n'))
+	l.write(append(raw, '\n'), false)
 }
 
 func (l *lineWriter) Close() error { return nil }

@@ -17,6 +17,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/dispatch"
@@ -265,13 +266,26 @@ func All() []*Tool {
 	return out
 }
 
+var built sync.Map // "tool action action ..." -> *Tool
+
 // Build describes the tool of rows (all of one tool) offering those actions.
+// The rows are fixed for the life of the process, so each set is built once.
 func Build(rows []*dispatch.Action) *Tool {
+	key := rows[0].Tool.Name
+	for _, r := range rows {
+		key += " " + r.Name
+	}
+	if t, ok := built.Load(key); ok {
+		return t.(*Tool)
+	}
+	t := build(rows)
+	built.Store(key, t)
+	return t
+}
+
+func build(rows []*dispatch.Action) *Tool {
 	tool := rows[0].Tool
 	t := &Tool{Name: tool.Name, Noun: tool.Noun, ActionSchemas: map[string]Schema{}, rows: rows}
-	var desc strings.Builder
-	desc.WriteString(tool.Short)
-	desc.WriteString(". Every call returns an agentic-workspace/v1 envelope. Actions:")
 	props := Schema{}
 	users := map[string][]string{}
 	variants := map[string][]Schema{}
@@ -280,7 +294,6 @@ func Build(rows []*dispatch.Action) *Tool {
 	for _, r := range rows {
 		t.Actions = append(t.Actions, r.Name)
 		names = append(names, r.Name)
-		desc.WriteString(" " + r.Name + " (" + r.Short + ");")
 		as := Action(r)
 		t.ActionSchemas[r.Name] = as
 		for name, ps := range asSchema(as["properties"]) {
@@ -332,7 +345,7 @@ func Build(rows []*dispatch.Action) *Tool {
 		"required":             []string{"action"},
 		"additionalProperties": false,
 	}
-	t.Description = strings.TrimSuffix(desc.String(), ";") + "."
+	t.Description = tool.Short + `. Pass "action" (` + strings.Join(t.Actions, ", ") + `) and that action's arguments; every call returns an agentic-workspace/v1 envelope (summary, retention facts, data, error).`
 	t.Hints = Hints{
 		ReadOnly:    readOnly,
 		Destructive: destructiveNouns[tool.Noun],
