@@ -72,13 +72,11 @@ func table(w io.Writer, env envelope.Envelope) error {
 		}
 	}
 	if len(scalars) > 0 {
-		t := tablewriter.NewWriter(w)
+		t := newTable(w)
 		for _, s := range scalars {
-			t.Append(s[0], s[1])
+			t.Append([]string{s[0], s[1]})
 		}
-		if err := t.Render(); err != nil {
-			return err
-		}
+		t.Render()
 	}
 	for _, t := range texts {
 		fmt.Fprintf(w, "\n%s:\n%s", t[0], t[1])
@@ -117,20 +115,26 @@ func list(w io.Writer, items []any) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	t := tablewriter.NewWriter(w)
-	header := make([]any, len(cols))
-	for i, c := range cols {
-		header[i] = c
-	}
-	t.Header(header...)
+	t := newTable(w)
+	t.SetHeader(cols)
 	for _, r := range rows {
-		line := make([]any, len(cols))
+		line := make([]string, len(cols))
 		for i, c := range cols {
 			line[i] = cell(r[c])
 		}
-		t.Append(line...)
+		t.Append(line)
 	}
-	return t.Render()
+	t.Render()
+	return nil
+}
+
+// newTable is tablewriter's classic API (v0.0.5): its package init is a
+// fraction of v1's, and every aw call pays package init (SPEC §8).
+func newTable(w io.Writer) *tablewriter.Table {
+	t := tablewriter.NewWriter(w)
+	t.SetAutoWrapText(false)
+	t.SetAutoFormatHeaders(false)
+	return t
 }
 
 func cell(v any) string {
