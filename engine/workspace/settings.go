@@ -320,6 +320,15 @@ func DecodeSettings(s *Settings, raw []byte, path string) error {
 	if err != nil {
 		return envelope.Errorf(envelope.InvalidInput, "settings file %s does not parse: %v; fix the file (it was left as it is)", path, err).With("path", path)
 	}
+	// Every aw call decodes the settings: a valid file is decoded once,
+	// strictly; only a file that fails is walked key by key to name the
+	// bad key in the error.
+	dec := json.NewDecoder(bytes.NewReader(std))
+	dec.DisallowUnknownFields()
+	decodeErr := dec.Decode(s)
+	if decodeErr == nil {
+		return nil
+	}
 	var tree map[string]any
 	if err := json.Unmarshal(std, &tree); err != nil {
 		return envelope.Errorf(envelope.InvalidInput, "settings file %s must hold one JSON object: %v", path, err).With("path", path)
@@ -327,10 +336,7 @@ func DecodeSettings(s *Settings, raw []byte, path string) error {
 	if err := checkKeys(tree, "", path); err != nil {
 		return err
 	}
-	if err := json.NewDecoder(bytes.NewReader(std)).Decode(s); err != nil {
-		return envelope.Errorf(envelope.InvalidInput, "settings file %s: %v; fix the value's type (`aw config list` shows each key's current value)", path, err).With("path", path)
-	}
-	return nil
+	return envelope.Errorf(envelope.InvalidInput, "settings file %s: %v; fix the value's type (`aw config list` shows each key's current value)", path, decodeErr).With("path", path)
 }
 
 // checkKeys names the first key in a settings tree that is not a setting.
