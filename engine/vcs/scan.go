@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"golang.org/x/sys/unix"
 )
 
 // scan compares HEAD, the index and the worktree the way `git status`
@@ -162,8 +161,7 @@ func (s *scan) worktree(base *ignoreLevel) error {
 	}
 	parallel(len(rest), func(k int) {
 		i := rest[k]
-		var st unix.Stat_t
-		err := unix.Lstat(filepath.Join(s.rp.top, s.idx.entries[i].name), &st)
+		st, err := statPath(filepath.Join(s.rp.top, s.idx.entries[i].name))
 		s.compare(i, &st, err)
 	})
 	// Hash the files whose stat did not match the index.
@@ -259,7 +257,6 @@ func (s *scan) walkDir(j dirJob, submit func(dirJob)) {
 	if j.dir != "" {
 		prefix = j.dir + "/"
 	}
-	fd := int(f.Fd())
 	names := map[string]int32{}
 	if j.tracked {
 		for _, i := range s.byDir[j.dir] {
@@ -270,8 +267,7 @@ func (s *scan) walkDir(j dirJob, submit func(dirJob)) {
 				continue
 			}
 			s.visited[i] = true
-			var st unix.Stat_t
-			err := unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
+			st, err := statAt(f, abs, base)
 			s.compare(i, &st, err)
 		}
 	}
@@ -338,7 +334,7 @@ func (s *scan) walkDir(j dirJob, submit func(dirJob)) {
 
 // compare decides an entry's worktree state from its lstat; files whose
 // stat does not settle it are queued for hashing.
-func (s *scan) compare(i int32, st *unix.Stat_t, err error) {
+func (s *scan) compare(i int32, st *fileStat, err error) {
 	e := &s.idx.entries[i]
 	if e.stage != 0 || e.skipWorktree || e.assumeUnchanged {
 		return
@@ -347,10 +343,9 @@ func (s *scan) compare(i int32, st *unix.Stat_t, err error) {
 		s.wt[i] = 'D'
 		return
 	}
-	fmt := st.Mode & unix.S_IFMT
 	switch e.mode {
 	case modeGitlink:
-		if fmt != unix.S_IFDIR {
+		if st.kind != kindDir {
 			s.wt[i] = 'T'
 			return
 		}
@@ -359,8 +354,8 @@ func (s *scan) compare(i int32, st *unix.Stat_t, err error) {
 		}
 		return
 	case modeSymlink:
-		if fmt != unix.S_IFLNK {
-			if fmt == unix.S_IFDIR {
+		if st.kind != kindLink {
+			if st.kind == kindDir {
 				s.wt[i] = 'D'
 			} else {
 				s.wt[i] = 'T'
@@ -368,35 +363,50 @@ func (s *scan) compare(i int32, st *unix.Stat_t, err error) {
 			return
 		}
 	default:
-		if fmt == unix.S_IFDIR {
+		if st.kind == kindDir {
 			s.wt[i] = 'D'
 			return
 		}
-		if fmt != unix.S_IFREG {
+		if st.kind != kindFile {
 			s.wt[i] = 'T'
 			return
 		}
-		if (st.Mode&0o100 != 0) != (e.mode == modeExec) {
+		if st.exec != (e.mode == modeExec) {
 			s.wt[i] = 'M'
 			return
 		}
 	}
-	if uint32(st.Size) != e.size {
+	if uint32(st.size) != e.size {
 		s.wt[i] = 'M'
 		s.mu.Lock()
 		s.hashq = append(s.hashq, i) // for diff's index line; a size change is already M
 		s.mu.Unlock()
 		return
 	}
-	ms, mn := uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec)
-	racy := ms > s.racyS || (ms == s.racyS && mn >= s.racyN)
-	if ms == e.mtimeS && mn == e.mtimeN && uint32(st.Ino) == e.ino && !racy {
+	racy := st.mtimeS > s.racyS || (st.mtimeS == s.racyS && st.mtimeN >= s.racyN)
+	if st.mtimeS == e.mtimeS && st.mtimeN == e.mtimeN && (st.ino == 0 || st.ino == e.ino) && !racy {
 		return
 	}
 	s.mu.Lock()
 	s.hashq = append(s.hashq, i)
 	s.mu.Unlock()
 }
+
+// fileStat is the part of lstat the comparison needs.
+type fileStat struct {
+	kind           uint8
+	exec           bool
+	size           int64
+	mtimeS, mtimeN uint32
+	ino            uint32
+}
+
+const (
+	kindOther uint8 = iota
+	kindFile
+	kindDir
+	kindLink
+)
 
 // parallel runs fn(0..n-1) on the CPUs.
 func parallel(n int, fn func(int)) {

@@ -536,18 +536,8 @@ func Checkout(ctx context.Context, ws *workspace.Workspace, req *CheckoutRequest
 		return envelope.Envelope{}, envelope.Errorf(envelope.VCSError,
 			"checkout of %s would overwrite uncommitted changes in %s; commit them (`aw vcs add` then `aw vcs commit`) or undo them first, then check out again", req.Rev, strings.Join(dirty, ", ")).With("paths", dirty)
 	}
-	wt, err := rp.r.Worktree()
-	if err != nil {
-		return envelope.Envelope{}, vcsErr("opening the worktree", err)
-	}
-	opts := &git.CheckoutOptions{Force: true}
-	if isBranch {
-		opts.Branch = branchRef
-	} else {
-		opts.Hash = target
-	}
-	if err := wt.Checkout(opts); err != nil {
-		return envelope.Envelope{}, vcsErr("checking out "+req.Rev, err)
+	if err := rp.switchTo(head, tc, isBranch, branchRef); err != nil {
+		return envelope.Envelope{}, err
 	}
 	if err := gate.Consume(ws, d.Approval); err != nil {
 		return envelope.Envelope{}, err
@@ -823,4 +813,128 @@ func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envel
 	env := envelope.New("", fmt.Sprintf("Created a git repository at the workspace root on branch %s.", branch), map[string]any{"created": true, "path": ".", "branch": branch})
 	env.Fact("git repository created (branch %s)", branch)
 	return env, nil
+}
+
+// switchTo moves the worktree, the index and HEAD from one commit to
+// another: only the files that differ between the two trees are written or
+// removed (go-git's Reset would also delete untracked files, .agentic/
+// included). The caller has checked that no tracked file has local changes
+// and no untracked file is in the way.
+func (rp *repo) switchTo(from plumbing.Hash, to *object.Commit, isBranch bool, branch plumbing.ReferenceName) error {
+	var fromTree plumbing.Hash
+	if !from.IsZero() {
+		if c, err := object.GetCommit(rp.r.Storer, from); err == nil {
+			fromTree = c.TreeHash
+		}
+	}
+	var pairs []filePair
+	if err := rp.treeDiff(fromTree, to.TreeHash, "", &pairs); err != nil {
+		return err
+	}
+	changed := map[string]bool{}
+	// Removals first (a file may become a directory), then writes.
+	for _, p := range pairs {
+		if p.a.mode != 0 && p.b.mode == 0 {
+			full := filepath.Join(rp.top, filepath.FromSlash(p.a.path))
+			if p.a.mode != modeGitlink {
+				os.Remove(full)
+			}
+			for d := filepath.Dir(full); d != rp.top && len(d) > len(rp.top); d = filepath.Dir(d) {
+				if os.Remove(d) != nil {
+					break // not empty
+				}
+			}
+		}
+	}
+	for _, p := range pairs {
+		if p.b.mode == 0 {
+			continue
+		}
+		changed[p.b.path] = true
+		full := filepath.Join(rp.top, filepath.FromSlash(p.b.path))
+		if p.b.mode == modeGitlink {
+			os.MkdirAll(full, 0o755)
+			continue
+		}
+		content, err := rp.content(p.b)
+		if err != nil {
+			return vcsErr("reading "+p.b.path, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return vcsErr("writing "+p.b.path, err)
+		}
+		os.Remove(full)
+		if p.b.mode == modeSymlink {
+			if err := os.Symlink(string(content), full); err != nil {
+				return vcsErr("writing "+p.b.path, err)
+			}
+			continue
+		}
+		perm := os.FileMode(0o644)
+		if p.b.mode == modeExec {
+			perm = 0o755
+		}
+		if err := os.WriteFile(full, content, perm); err != nil {
+			return vcsErr("writing "+p.b.path, err)
+		}
+	}
+	// The new index: the target tree, keeping the stat data of entries
+	// that did not change so the next status stays a stat comparison.
+	old, err := rp.r.Storer.Index()
+	if err != nil {
+		return vcsErr("reading the index", err)
+	}
+	prev := map[string]*index.Entry{}
+	for _, e := range old.Entries {
+		prev[e.Name] = e
+	}
+	idx := &index.Index{Version: old.Version}
+	if idx.Version < 2 {
+		idx.Version = 2
+	}
+	var add func(th plumbing.Hash, dir string) error
+	add = func(th plumbing.Hash, dir string) error {
+		t, err := object.GetTree(rp.r.Storer, th)
+		if err != nil {
+			return vcsErr("reading tree "+th.String(), err)
+		}
+		for _, te := range t.Entries {
+			p := te.Name
+			if dir != "" {
+				p = dir + "/" + te.Name
+			}
+			if te.Mode == modeDir {
+				if err := add(te.Hash, p); err != nil {
+					return err
+				}
+				continue
+			}
+			if e, ok := prev[p]; ok && !changed[p] && e.Hash == te.Hash && e.Mode == te.Mode && e.Stage == 0 {
+				idx.Entries = append(idx.Entries, e)
+				continue
+			}
+			e := &index.Entry{Name: p, Hash: te.Hash, Mode: te.Mode}
+			if fi, err := os.Lstat(filepath.Join(rp.top, filepath.FromSlash(p))); err == nil {
+				e.ModifiedAt, e.Size = fi.ModTime(), uint32(fi.Size())
+				fillStat(e, fi)
+			}
+			idx.Entries = append(idx.Entries, e)
+		}
+		return nil
+	}
+	if err := add(to.TreeHash, ""); err != nil {
+		return err
+	}
+	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
+	if err := rp.r.Storer.SetIndex(idx); err != nil {
+		return vcsErr("writing the index", err)
+	}
+	headRef := plumbing.NewHashReference(plumbing.HEAD, to.Hash)
+	if isBranch {
+		headRef = plumbing.NewSymbolicReference(plumbing.HEAD, branch)
+	}
+	if err := rp.r.Storer.SetReference(headRef); err != nil {
+		return vcsErr("moving HEAD", err)
+	}
+	return nil
 }
