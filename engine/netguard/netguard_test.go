@@ -22,11 +22,11 @@ func TestCategory(t *testing.T) {
 		{"127.255.1.2", "loopback"},
 		{"::1", "loopback"},
 		{"::ffff:127.0.0.1", "loopback"},
-		{"64:ff9b::7f00:1", "loopback"},  // NAT64 of 127.0.0.1
-		{"64:ff9b:1::a00:1", "private"},  // local-use NAT64 of 10.0.0.1
-		{"2002:7f00:1::", "loopback"},    // 6to4 of 127.0.0.1
-		{"2002:c0a8:101::1", "private"},  // 6to4 of 192.168.1.1
-		{"::ffff:10.1.2.3", "private"},   // IPv4-mapped private
+		{"64:ff9b::7f00:1", "loopback"}, // NAT64 of 127.0.0.1
+		{"64:ff9b:1::a00:1", "private"}, // local-use NAT64 of 10.0.0.1
+		{"2002:7f00:1::", "loopback"},   // 6to4 of 127.0.0.1
+		{"2002:c0a8:101::1", "private"}, // 6to4 of 192.168.1.1
+		{"::ffff:10.1.2.3", "private"},  // IPv4-mapped private
 		{"::ffff:169.254.169.254", "link-local"},
 		{"10.0.0.1", "private"},
 		{"172.16.5.4", "private"},
