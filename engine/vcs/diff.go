@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -63,6 +62,7 @@ func Diff(ctx context.Context, ws *workspace.Workspace, req *DiffRequest) (envel
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	filters, err := rp.filters(req.Paths)
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -77,7 +77,7 @@ func Diff(ctx context.Context, ws *workspace.Workspace, req *DiffRequest) (envel
 	}
 	var headTree plumbing.Hash
 	if !head.IsZero() {
-		if c, err := object.GetCommit(rp.r.Storer, head); err == nil {
+		if c, err := rp.commit(head); err == nil {
 			headTree = c.TreeHash
 		}
 	}
@@ -221,16 +221,7 @@ func (rp *repo) content(s side) ([]byte, error) {
 		}
 		return os.ReadFile(s.file)
 	}
-	b, err := object.GetBlob(rp.r.Storer, s.hash)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return rp.blob(s.hash)
 }
 
 func isBinary(b []byte) bool {

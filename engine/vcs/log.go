@@ -1,9 +1,7 @@
 package vcs
 
 import (
-	"container/heap"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -54,6 +52,7 @@ func Log(ctx context.Context, ws *workspace.Workspace, req *LogRequest) (envelop
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	var paths []string
 	for _, p := range req.Paths {
 		rel, err := rp.jailPath(p)
@@ -71,47 +70,10 @@ func Log(ctx context.Context, ws *workspace.Workspace, req *LogRequest) (envelop
 		env := envelope.New("", "No commits yet.", d)
 		return env, nil
 	}
-	q := &commitQueue{}
-	seen := map[plumbing.Hash]bool{start: true}
-	c, err := object.GetCommit(rp.r.Storer, start)
-	if err != nil {
-		return envelope.Envelope{}, vcsErr("reading commit "+start.String(), err)
-	}
-	heap.Push(q, c)
-	for q.Len() > 0 {
-		if err := ctx.Err(); err != nil {
-			return envelope.Envelope{}, err
-		}
-		c := heap.Pop(q).(*object.Commit)
-		show := true
-		follow := c.ParentHashes
-		if len(paths) > 0 {
-			show, follow, err = rp.simplify(c, paths)
-			if err != nil {
-				return envelope.Envelope{}, err
-			}
-		}
-		if show {
-			if len(d.Commits) == limit {
-				d.More = true
-				break
-			}
-			d.Commits = append(d.Commits, info(c))
-		}
-		for _, p := range follow {
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-			pc, err := object.GetCommit(rp.r.Storer, p)
-			if err != nil {
-				if errors.Is(err, plumbing.ErrObjectNotFound) {
-					continue // a shallow clone's boundary
-				}
-				return envelope.Envelope{}, vcsErr("reading commit "+p.String(), err)
-			}
-			heap.Push(q, pc)
-		}
+	w := rp.newLogWalk(paths)
+	defer w.close()
+	if err := w.walk(ctx, start, limit, d); err != nil {
+		return envelope.Envelope{}, err
 	}
 	summary := fmt.Sprintf("%s from %s", plural(len(d.Commits), "commit", "commits"), short(start))
 	if len(paths) > 0 {
@@ -141,51 +103,6 @@ func info(c *object.Commit) CommitInfo {
 	return ci
 }
 
-// simplify is git's default history simplification for one commit.
-func (rp *repo) simplify(c *object.Commit, paths []string) (bool, []plumbing.Hash, error) {
-	mine := rp.pathEntries(c.TreeHash, paths)
-	if len(c.ParentHashes) == 0 {
-		for _, h := range mine {
-			if !h.IsZero() {
-				return true, nil, nil
-			}
-		}
-		return false, nil, nil
-	}
-	for _, p := range c.ParentHashes {
-		pc, err := object.GetCommit(rp.r.Storer, p)
-		if err != nil {
-			if errors.Is(err, plumbing.ErrObjectNotFound) {
-				return true, nil, nil
-			}
-			return false, nil, vcsErr("reading commit "+p.String(), err)
-		}
-		theirs := rp.pathEntries(pc.TreeHash, paths)
-		same := true
-		for i := range mine {
-			if mine[i] != theirs[i] {
-				same = false
-				break
-			}
-		}
-		if same {
-			return false, []plumbing.Hash{p}, nil
-		}
-	}
-	return true, c.ParentHashes, nil
-}
-
-// pathEntries returns the object at each path in a tree (zero if absent).
-func (rp *repo) pathEntries(tree plumbing.Hash, paths []string) []plumbing.Hash {
-	out := make([]plumbing.Hash, len(paths))
-	for i, p := range paths {
-		if te, ok := treeEntry(rp, tree, p); ok {
-			out[i] = te.Hash
-		}
-	}
-	return out
-}
-
 // resolveRev turns a revision (branch, tag, full or abbreviated hash,
 // HEAD~N) into a commit hash; "" is HEAD (zero on an unborn branch).
 func (rp *repo) resolveRev(rev string) (plumbing.Hash, error) {
@@ -201,22 +118,6 @@ func (rp *repo) resolveRev(rev string) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, envelope.Errorf(envelope.NotFound, "revision %q is not a branch, tag or commit of this repository; list them with `aw vcs branch` or `aw vcs log`", rev).With("rev", rev)
 	}
 	return *h, nil
-}
-
-// commitQueue orders commits newest first by committer date.
-type commitQueue []*object.Commit
-
-func (q commitQueue) Len() int { return len(q) }
-func (q commitQueue) Less(i, j int) bool {
-	return q[i].Committer.When.After(q[j].Committer.When)
-}
-func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *commitQueue) Push(x any)   { *q = append(*q, x.(*object.Commit)) }
-func (q *commitQueue) Pop() any {
-	old := *q
-	c := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return c
 }
 
 // ShowRequest is show's arguments.
@@ -243,6 +144,7 @@ func Show(ctx context.Context, ws *workspace.Workspace, req *ShowRequest) (envel
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	rev := req.Rev
 	if rev == "" {
 		rev = "HEAD"
@@ -254,13 +156,13 @@ func Show(ctx context.Context, ws *workspace.Workspace, req *ShowRequest) (envel
 	if h.IsZero() {
 		return envelope.Envelope{}, envelope.Errorf(envelope.NotFound, "the repository has no commits yet; commit first with `aw vcs commit -m MSG`")
 	}
-	c, err := object.GetCommit(rp.r.Storer, h)
+	c, err := rp.commit(h)
 	if err != nil {
 		return envelope.Envelope{}, envelope.Errorf(envelope.NotFound, "%s is not a commit (%v); name a commit, branch or tag", rev, err).With("rev", rev)
 	}
 	var parentTree plumbing.Hash
 	if len(c.ParentHashes) > 0 {
-		if pc, err := object.GetCommit(rp.r.Storer, c.ParentHashes[0]); err == nil {
+		if pc, err := rp.commit(c.ParentHashes[0]); err == nil {
 			parentTree = pc.TreeHash
 		}
 	}
@@ -305,11 +207,11 @@ func (rp *repo) treeDiff(a, b plumbing.Hash, dir string, out *[]filePair) error 
 		if h.IsZero() {
 			return m, nil, nil
 		}
-		t, err := object.GetTree(rp.r.Storer, h)
+		entries, err := rp.tree(h)
 		if err != nil {
 			return nil, nil, vcsErr("reading tree "+h.String(), err)
 		}
-		for _, te := range t.Entries {
+		for _, te := range entries {
 			m[te.Name] = te
 			names = append(names, te.Name)
 		}

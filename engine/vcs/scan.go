@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -545,11 +546,11 @@ func (s *scan) cmpTree(th plumbing.Hash, dir string, lo, hi int, out *[]change) 
 	}
 	tmap := map[string]object.TreeEntry{}
 	if !th.IsZero() {
-		t, err := object.GetTree(s.rp.r.Storer, th)
+		entries, err := s.rp.tree(th)
 		if err != nil {
 			return err
 		}
-		for _, te := range t.Entries {
+		for _, te := range entries {
 			tmap[te.Name] = te
 		}
 	}
@@ -634,11 +635,11 @@ func (s *scan) cmpTree(th plumbing.Hash, dir string, lo, hi int, out *[]change) 
 
 // allFiles calls fn for every file below a tree.
 func (s *scan) allFiles(th plumbing.Hash, dir string, fn func(string)) error {
-	t, err := object.GetTree(s.rp.r.Storer, th)
+	entries, err := s.rp.tree(th)
 	if err != nil {
 		return err
 	}
-	for _, te := range t.Entries {
+	for _, te := range entries {
 		p := dir + "/" + te.Name
 		if te.Mode == modeDir {
 			if err := s.allFiles(te.Hash, p, fn); err != nil {
@@ -668,27 +669,17 @@ func treeEntry(rp *repo, th plumbing.Hash, path string) (object.TreeEntry, bool)
 		if th.IsZero() {
 			return object.TreeEntry{}, false
 		}
-		t, err := object.GetTree(rp.r.Storer, th)
-		if err != nil {
-			return object.TreeEntry{}, false
-		}
 		name, rest, more := strings.Cut(path, "/")
-		var found *object.TreeEntry
-		for k := range t.Entries {
-			if t.Entries[k].Name == name {
-				found = &t.Entries[k]
-				break
-			}
-		}
-		if found == nil {
+		mode, h, found, err := rp.treeLookup(th, name)
+		if err != nil || !found {
 			return object.TreeEntry{}, false
 		}
 		if !more {
-			return *found, true
+			return object.TreeEntry{Name: name, Mode: filemode.FileMode(mode), Hash: h}, true
 		}
-		if found.Mode != modeDir {
+		if mode != modeDir {
 			return object.TreeEntry{}, false
 		}
-		th, path = found.Hash, rest
+		th, path = h, rest
 	}
 }

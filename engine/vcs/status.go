@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -43,6 +42,7 @@ func Status(ctx context.Context, ws *workspace.Workspace, req *StatusRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	filters, err := rp.filters(req.Paths)
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -169,7 +169,7 @@ func (rp *repo) status(head plumbing.Hash, filters []string, untracked, ignored 
 	}
 	var headTree plumbing.Hash
 	if !head.IsZero() {
-		c, err := object.GetCommit(rp.r.Storer, head)
+		c, err := rp.commit(head)
 		if err != nil {
 			return nil, nil, vcsErr("reading HEAD's commit", err)
 		}
@@ -265,7 +265,7 @@ func renameExact(s *scan, cs []change) {
 		if c.x == 'D' {
 			if headTree.IsZero() {
 				_, h, _ := s.rp.head()
-				if cm, err := object.GetCommit(s.rp.r.Storer, h); err == nil {
+				if cm, err := s.rp.commit(h); err == nil {
 					headTree = cm.TreeHash
 				}
 			}

@@ -34,12 +34,12 @@ func init() {
 
 // repo is an opened repository and where the workspace sits inside it.
 type repo struct {
-	r       *git.Repository
-	top     string // the worktree's top directory (realpath)
-	gitDir  string // its .git directory
-	prefix  string // the workspace root relative to top, "" or "sub/dir/"
-	ws      *workspace.Workspace
-	headRef *plumbing.Reference // resolved lazily by head()
+	r      *git.Repository
+	top    string // the worktree's top directory (realpath)
+	gitDir string // its .git directory
+	prefix string // the workspace root relative to top, "" or "sub/dir/"
+	ws     *workspace.Workspace
+	objs   *objectStore // opened by objects()
 }
 
 // open finds the repository holding the workspace root (the root itself or

@@ -98,6 +98,7 @@ func Add(ctx context.Context, ws *workspace.Workspace, req *AddRequest) (envelop
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	var filters, shown []string
 	for _, p := range req.Paths {
 		rel, err := rp.jailPath(p)
@@ -354,6 +355,7 @@ func Commit(ctx context.Context, ws *workspace.Workspace, req *CommitRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	branch, head, err := rp.head()
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -369,7 +371,7 @@ func Commit(ctx context.Context, ws *workspace.Workspace, req *CommitRequest) (e
 	s := newScan(rp, idx, nil, false, false)
 	var headTree plumbing.Hash
 	if !head.IsZero() {
-		if c, err := object.GetCommit(rp.r.Storer, head); err == nil {
+		if c, err := rp.commit(head); err == nil {
 			headTree = c.TreeHash
 		}
 	}
@@ -489,6 +491,7 @@ func Checkout(ctx context.Context, ws *workspace.Workspace, req *CheckoutRequest
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	target, err := rp.resolveRev(req.Rev)
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -515,7 +518,7 @@ func Checkout(ctx context.Context, ws *workspace.Workspace, req *CheckoutRequest
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	tc, err := object.GetCommit(rp.r.Storer, target)
+	tc, err := rp.commit(target)
 	if err != nil {
 		return envelope.Envelope{}, vcsErr("reading "+req.Rev, err)
 	}
@@ -575,6 +578,7 @@ func Branch(ctx context.Context, ws *workspace.Workspace, req *BranchRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	current, head, err := rp.head()
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -681,6 +685,7 @@ func Push(ctx context.Context, ws *workspace.Workspace, req *PushRequest) (envel
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	defer rp.close()
 	branch, head, err := rp.head()
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -823,7 +828,7 @@ func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envel
 func (rp *repo) switchTo(from plumbing.Hash, to *object.Commit, isBranch bool, branch plumbing.ReferenceName) error {
 	var fromTree plumbing.Hash
 	if !from.IsZero() {
-		if c, err := object.GetCommit(rp.r.Storer, from); err == nil {
+		if c, err := rp.commit(from); err == nil {
 			fromTree = c.TreeHash
 		}
 	}
@@ -894,11 +899,11 @@ func (rp *repo) switchTo(from plumbing.Hash, to *object.Commit, isBranch bool, b
 	}
 	var add func(th plumbing.Hash, dir string) error
 	add = func(th plumbing.Hash, dir string) error {
-		t, err := object.GetTree(rp.r.Storer, th)
+		entries, err := rp.tree(th)
 		if err != nil {
 			return vcsErr("reading tree "+th.String(), err)
 		}
-		for _, te := range t.Entries {
+		for _, te := range entries {
 			p := te.Name
 			if dir != "" {
 				p = dir + "/" + te.Name
