@@ -173,6 +173,7 @@ func (a *app) nouns() []noun {
 		{"policy", "tools", a.policyCmd},
 		{"tasks", "tools", a.tasksCmd},
 		{"vcs", "tools", a.vcsCmd},
+		{"browser", "tools", a.browserCmd},
 		{"approval", "human", a.approvalCmd},
 		{"prompt", "human", a.promptCmd},
 		{"call", "human", a.callCmd},

@@ -1,0 +1,22 @@
+//go:build !unix
+
+package browser
+
+import (
+	"errors"
+	"os/exec"
+	"time"
+)
+
+// Browser sessions need Unix process groups and /proc-style liveness
+// checks; elsewhere open refuses with a clear message.
+const supported = false
+
+func detach(cmd *exec.Cmd)                                      {}
+func alive(pid int, start uint64) bool                          { return false }
+func processStart(pid int) uint64                               { return 0 }
+func Leftovers(pgid int, profile string) []int                  { return nil }
+func terminate(pgid int, profile string, _ time.Duration) []int { return nil }
+func lockFile(path string) (func(), error) {
+	return nil, errors.New("browser sessions are not supported on this system")
+}
