@@ -62,7 +62,6 @@ func Diff(ctx context.Context, ws *workspace.Workspace, req *DiffRequest) (envel
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	filters, err := rp.filters(req.Paths)
 	if err != nil {
 		return envelope.Envelope{}, err

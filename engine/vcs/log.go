@@ -52,7 +52,6 @@ func Log(ctx context.Context, ws *workspace.Workspace, req *LogRequest) (envelop
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	var paths []string
 	for _, p := range req.Paths {
 		rel, err := rp.jailPath(p)
@@ -71,7 +70,6 @@ func Log(ctx context.Context, ws *workspace.Workspace, req *LogRequest) (envelop
 		return env, nil
 	}
 	w := rp.newLogWalk(paths)
-	defer w.close()
 	if err := w.walk(ctx, start, limit, d); err != nil {
 		return envelope.Envelope{}, err
 	}
@@ -144,7 +142,6 @@ func Show(ctx context.Context, ws *workspace.Workspace, req *ShowRequest) (envel
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	rev := req.Rev
 	if rev == "" {
 		rev = "HEAD"

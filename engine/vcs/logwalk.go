@@ -1,11 +1,9 @@
 package vcs
 
 import (
-	"bytes"
 	"container/heap"
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -19,7 +17,7 @@ import (
 type logWalk struct {
 	rp    *repo
 	paths []string
-	graph commitgraph.Index // the commit-graph file, nil without one
+	graph commitgraph.Index // nil without a commit-graph file
 	seq   int
 	// The state of the paths in each root tree seen: a commit's tree is
 	// compared once as the commit and once as its child's parent.
@@ -45,34 +43,7 @@ type pathState struct {
 }
 
 func (rp *repo) newLogWalk(paths []string) *logWalk {
-	w := &logWalk{rp: rp, paths: paths, states: map[plumbing.Hash][]pathState{}}
-	// Only a single commit-graph file is read; a split chain (or none)
-	// means commits are inflated instead, which is slower, not wrong.
-	if b, unmap, err := mapFile(filepath.Join(rp.commonDir(), "objects", "info", "commit-graph")); err == nil {
-		if g, err := commitgraph.OpenFileIndex(mappedFile{bytes.NewReader(b), unmap}); err == nil {
-			w.graph = g
-		} else {
-			unmap()
-		}
-	}
-	return w
-}
-
-func (w *logWalk) close() {
-	if w.graph != nil {
-		w.graph.Close()
-	}
-}
-
-// mappedFile lets go-git's commit-graph reader read a mapped file.
-type mappedFile struct {
-	*bytes.Reader
-	unmap func()
-}
-
-func (m mappedFile) Close() error {
-	m.unmap()
-	return nil
+	return &logWalk{rp: rp, paths: paths, graph: rp.objects().commitGraph(), states: map[plumbing.Hash][]pathState{}}
 }
 
 // walk appends up to limit commits reachable from start to d.

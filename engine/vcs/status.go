@@ -42,7 +42,6 @@ func Status(ctx context.Context, ws *workspace.Workspace, req *StatusRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	filters, err := rp.filters(req.Paths)
 	if err != nil {
 		return envelope.Envelope{}, err

@@ -98,7 +98,6 @@ func Add(ctx context.Context, ws *workspace.Workspace, req *AddRequest) (envelop
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	var filters, shown []string
 	for _, p := range req.Paths {
 		rel, err := rp.jailPath(p)
@@ -355,7 +354,6 @@ func Commit(ctx context.Context, ws *workspace.Workspace, req *CommitRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	branch, head, err := rp.head()
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -491,7 +489,6 @@ func Checkout(ctx context.Context, ws *workspace.Workspace, req *CheckoutRequest
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	target, err := rp.resolveRev(req.Rev)
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -578,7 +575,6 @@ func Branch(ctx context.Context, ws *workspace.Workspace, req *BranchRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	current, head, err := rp.head()
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -685,7 +681,6 @@ func Push(ctx context.Context, ws *workspace.Workspace, req *PushRequest) (envel
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	defer rp.close()
 	branch, head, err := rp.head()
 	if err != nil {
 		return envelope.Envelope{}, err
