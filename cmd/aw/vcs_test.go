@@ -442,3 +442,39 @@ func TestVCSGate(t *testing.T) {
 		t.Errorf("vcs.enabled false: %s", r.Stdout)
 	}
 }
+
+// aw's own state never shows in vcs status: `aw vcs init` adds .agentic/
+// to info/exclude as `aw init` does, and a linked worktree reads its main
+// repository's info/exclude, as git does.
+func TestVCSInitExcludesAgentic(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	write(t, dir, ".agentic/config.json", `{"permissionMode": 2}`)
+	write(t, dir, "f.txt", "f\n")
+	r := awGit(t, dir, "vcs", "init")
+	if r.Code != 0 || r.field(t, ".data.gitExclude") != ".git/info/exclude" {
+		t.Fatalf("init: %s", r.Stdout)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude")); !strings.Contains(string(raw), "/.agentic/\n") {
+		t.Fatalf("info/exclude: %q", raw)
+	}
+	noAgentic := func(dir string) {
+		t.Helper()
+		r := awGit(t, dir, "vcs", "status")
+		got := porcelain(t, r)
+		if strings.Contains(got, ".agentic") {
+			t.Errorf("status in %s lists aw's state:\n%s", dir, got)
+		}
+		if want := git(t, dir, "status", "--porcelain", "-uall"); got != want {
+			t.Errorf("status in %s:\n%s\nwant (git):\n%s", dir, got, want)
+		}
+	}
+	noAgentic(dir)
+	git(t, dir, "add", "f.txt")
+	git(t, dir, "commit", "-q", "-m", "one")
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(t, dir, "worktree", "add", "-q", wt)
+	write(t, wt, ".agentic/config.json", `{"permissionMode": 2}`)
+	write(t, wt, "g.txt", "g\n")
+	noAgentic(wt)
+}

@@ -76,7 +76,7 @@ func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envel
 	} else {
 		done = append(done, ".agentic/config.json already exists (left as it is)")
 	}
-	excluded, err := excludeFromGit(ws.Root)
+	excluded, err := ExcludeFromGit(ws.Root)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
@@ -121,11 +121,12 @@ func jsonList(l []string) string {
 	return "[" + strings.Join(q, ",") + "]"
 }
 
-// excludeFromGit adds ".agentic/" to the repository's info/exclude when the
-// root is a git work tree, returning the file it changed ("" if none).
-// A .git file (worktree or submodule) is followed to its git dir and, for a
-// linked worktree, to the common dir where info/exclude lives.
-func excludeFromGit(root string) (string, error) {
+// ExcludeFromGit adds ".agentic/" to the repository's info/exclude when the
+// root is a git work tree, returning the file it changed ("" if none), so
+// aw's own state never shows as untracked. `aw init` and `aw vcs init` both
+// call it. A .git file (worktree or submodule) is followed to its git dir
+// and, for a linked worktree, to the common dir where info/exclude lives.
+func ExcludeFromGit(root string) (string, error) {
 	gitDir := filepath.Join(root, ".git")
 	fi, err := os.Stat(gitDir)
 	if err != nil {

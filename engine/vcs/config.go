@@ -15,7 +15,7 @@ type gitConfig struct {
 	layers []*gitconfig.Config // highest precedence first
 }
 
-func loadConfig(gitDir string) *gitConfig {
+func loadConfig(commonDir string) *gitConfig {
 	c := &gitConfig{}
 	add := func(path string) {
 		raw, err := os.ReadFile(path)
@@ -27,8 +27,8 @@ func loadConfig(gitDir string) *gitConfig {
 			c.layers = append(c.layers, cfg)
 		}
 	}
-	if gitDir != "" {
-		add(filepath.Join(gitDir, "config"))
+	if commonDir != "" {
+		add(filepath.Join(commonDir, "config"))
 	}
 	for _, p := range globalConfigPaths() {
 		add(p)

@@ -329,7 +329,7 @@ func similarity(a, b []byte) int {
 // abbrevLen is git's automatic abbreviation length: from the number of
 // packed objects, at least 7 hex digits.
 func (rp *repo) abbrevLen() int {
-	if v := loadConfig(rp.gitDir).get("core", "", "abbrev"); v != "" && v != "auto" {
+	if v := loadConfig(rp.commonDir()).get("core", "", "abbrev"); v != "" && v != "auto" {
 		var n int
 		if _, err := fmt.Sscanf(v, "%d", &n); err == nil && n >= 4 && n <= 40 {
 			return n

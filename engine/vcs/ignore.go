@@ -63,8 +63,9 @@ func parseIgnore(raw []byte, domain []string) []gitignore.Pattern {
 }
 
 // baseIgnore reads core.excludesFile (default $XDG_CONFIG_HOME/git/ignore)
-// and $GIT_DIR/info/exclude.
-func baseIgnore(gitDir string, excludesFile string) *ignoreLevel {
+// and info/exclude of the common dir: a linked worktree shares its main
+// repository's, where `aw init` adds .agentic/.
+func baseIgnore(commonDir string, excludesFile string) *ignoreLevel {
 	var l *ignoreLevel
 	if excludesFile == "" {
 		if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
@@ -80,5 +81,5 @@ func baseIgnore(gitDir string, excludesFile string) *ignoreLevel {
 	if excludesFile != "" {
 		l = l.child(excludesFile, nil)
 	}
-	return l.child(filepath.Join(gitDir, "info", "exclude"), nil)
+	return l.child(filepath.Join(commonDir, "info", "exclude"), nil)
 }

@@ -162,8 +162,8 @@ func (rp *repo) status(head plumbing.Hash, filters []string, untracked, ignored 
 		return nil, nil, vcsErr("reading the index", err)
 	}
 	s := newScan(rp, idx, filters, untracked, ignored)
-	cfg := loadConfig(rp.gitDir)
-	if err := s.worktree(baseIgnore(rp.gitDir, cfg.get("core", "", "excludesfile"))); err != nil {
+	cfg := loadConfig(rp.commonDir())
+	if err := s.worktree(baseIgnore(rp.commonDir(), cfg.get("core", "", "excludesfile"))); err != nil {
 		return nil, nil, vcsErr("reading the worktree", err)
 	}
 	var headTree plumbing.Hash

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	awconfig "github.com/agentic-workspace/aw/engine/config"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -358,7 +359,7 @@ func Commit(ctx context.Context, ws *workspace.Workspace, req *CommitRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	author, committer, err := identity(rp.gitDir)
+	author, committer, err := identity(rp.commonDir())
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
@@ -810,7 +811,18 @@ func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envel
 	if err := gate.Consume(ws, d.Approval); err != nil {
 		return envelope.Envelope{}, err
 	}
-	env := envelope.New("", fmt.Sprintf("Created a git repository at the workspace root on branch %s.", branch), map[string]any{"created": true, "path": ".", "branch": branch})
+	data := map[string]any{"created": true, "path": ".", "branch": branch}
+	summary := fmt.Sprintf("Created a git repository at the workspace root on branch %s.", branch)
+	// As `aw init` does: aw's state must not show as untracked.
+	excluded, err := awconfig.ExcludeFromGit(ws.Root)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	if excluded != "" {
+		data["gitExclude"] = excluded
+		summary += " Added .agentic/ to " + excluded + "."
+	}
+	env := envelope.New("", summary, data)
 	env.Fact("git repository created (branch %s)", branch)
 	return env, nil
 }
