@@ -172,6 +172,7 @@ func (a *app) nouns() []noun {
 		{"command", "tools", a.commandCmd},
 		{"policy", "tools", a.policyCmd},
 		{"tasks", "tools", a.tasksCmd},
+		{"research", "tools", a.researchCmd},
 		{"vcs", "tools", a.vcsCmd},
 		{"browser", "tools", a.browserCmd},
 		{"approval", "human", a.approvalCmd},

@@ -37,7 +37,7 @@ var (
 // Table returns every action, tool by tool.
 func Table() []*Action {
 	tableOnce.Do(func() {
-		for _, rows := range [][]*Action{inspectActions(), editActions(), notesActions(), configActions(), approvalActions(), planActions(), tasksActions(), vcsActions(), githubActions(), commandActions(), policyActions(), browserActions()} {
+		for _, rows := range [][]*Action{inspectActions(), editActions(), notesActions(), configActions(), approvalActions(), planActions(), tasksActions(), researchActions(), vcsActions(), githubActions(), commandActions(), policyActions(), browserActions()} {
 			table = append(table, rows...)
 		}
 	})

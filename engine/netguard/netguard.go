@@ -45,6 +45,12 @@ type Guard struct {
 	// AllowPrivate lets connections reach every blocked range (loopback,
 	// private, link-local, ...). research.allowPrivateNetwork sets it.
 	AllowPrivate bool
+	// Allow lists prefixes that may be reached although they are blocked
+	// (an intranet host a human vouched for; a test server on 127.0.0.2).
+	Allow []netip.Prefix
+	// Resolver, when set, resolves names for Dialer (tests use one that
+	// answers every name with a loopback address).
+	Resolver *net.Resolver
 }
 
 // BlockedError is the refusal of one address. errors.As finds it inside
@@ -150,6 +156,11 @@ func (g Guard) Check(host string, addr netip.Addr) error {
 	if g.AllowPrivate {
 		return nil
 	}
+	for _, p := range g.Allow {
+		if p.Contains(addr.WithZone("").Unmap()) {
+			return nil
+		}
+	}
 	if c := Category(addr); c != "" {
 		return &BlockedError{Host: host, Addr: addr.WithZone(""), Category: c}
 	}
@@ -170,7 +181,7 @@ func (g Guard) Control(network, address string, _ syscall.RawConn) error {
 // Dialer returns a net.Dialer with the guard's Control hook and a 10 s
 // connect timeout. Keep Control when changing it.
 func (g Guard) Dialer() *net.Dialer {
-	return &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.Control}
+	return &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.Control, Resolver: g.Resolver}
 }
 
 // DialContext dials through the guard. A refusal names the host that was
