@@ -8,6 +8,8 @@
 // a path filter) use go-git's plumbing directly: the index with its stat
 // data and cache-tree, a parallel walk that prunes ignored directories
 // before it descends, and hashing only of files whose stat changed.
+// Objects are read straight from the mapped pack index and pack
+// (objects.go), and log walks with the commit-graph file (logwalk.go).
 package vcs
 
 import (
