@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -46,16 +45,26 @@ type target struct {
 	max    int
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// validName: letters, digits, '.', '_' or '-', starting with a letter or
+// digit. A loop, not a regexp: package init runs on every aw call.
+func validName(name string) bool {
+	for i, c := range name {
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
-// windowsDevices are refused as names on every platform, so a workspace
-// stays usable when it is checked out on Windows.
-var windowsDevices = map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true, "CONIN$": true, "CONOUT$": true}
-
-func init() {
-	for i := 1; i <= 9; i++ {
-		windowsDevices[fmt.Sprintf("COM%d", i)] = true
-		windowsDevices[fmt.Sprintf("LPT%d", i)] = true
+// windowsDevice reports a reserved device name, refused on every platform so
+// a workspace stays usable when it is checked out on Windows.
+func windowsDevice(base string) bool {
+	switch u := strings.ToUpper(base); u {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	default:
+		return len(u) == 4 && (u[:3] == "COM" || u[:3] == "LPT") && u[3] >= '1' && u[3] <= '9'
 	}
 }
 
@@ -76,11 +85,11 @@ func resolve(ws *workspace.Workspace, req *Request) (target, error) {
 	if len(name) > 3 && strings.EqualFold(name[len(name)-3:], ".md") {
 		name = name[:len(name)-3]
 	}
-	if len(name) > 64 || !nameRE.MatchString(name) {
+	if len(name) > 64 || !validName(name) {
 		return target{}, envelope.Errorf(envelope.InvalidInput,
 			"note name %q is not allowed: use letters, digits, '.', '_' or '-', start with a letter or digit, at most 64 characters", req.Name).With("name", req.Name)
 	}
-	if windowsDevices[strings.ToUpper(strings.SplitN(name, ".", 2)[0])] {
+	if windowsDevice(strings.SplitN(name, ".", 2)[0]) {
 		return target{}, envelope.Errorf(envelope.InvalidInput,
 			"note name %q is a Windows device name and cannot be a file there; choose another name", req.Name).With("name", req.Name)
 	}
