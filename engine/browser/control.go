@@ -46,7 +46,12 @@ func (t *tab) control(req *ControlRequest, res *PageResult) error {
 		}
 		steps := []chromedp.Action[chromedp.Void]{chromedp.Focus(chromedp.CSS(req.Selector))}
 		if req.Clear {
-			steps = append(steps, chromedp.Clear(chromedp.CSS(req.Selector)))
+			// Select the field's content and delete it with a real key, so
+			// the page sees the input events a user's deletion makes.
+			if _, err := isolated[bool](t, ctx, fmt.Sprintf(selectAllJS, jsString(req.Selector))); err != nil {
+				return pageErr(describe(req), err)
+			}
+			steps = append(steps, chromedp.KeyEvent(kb.Backspace))
 		}
 		if req.Text != "" {
 			steps = append(steps, chromedp.SendKeys(chromedp.CSS(req.Selector), req.Text))
@@ -151,6 +156,17 @@ func evalValue(obj *runtime.RemoteObject) any {
 	}
 	return v
 }
+
+// selectAllJS focuses an element and selects all of its content.
+const selectAllJS = `((sel) => {
+  const el = document.querySelector(sel);
+  if (!el) return false;
+  el.focus();
+  if (typeof el.select === 'function') { el.select(); return true; }
+  const r = document.createRange(); r.selectNodeContents(el);
+  const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+  return true;
+})(%s)`
 
 // keys maps key names to chromedp's key runes.
 var keys = map[string]string{
