@@ -264,3 +264,13 @@ func fakeDNS(t *testing.T, addr netip.Addr) string {
 	}()
 	return pc.LocalAddr().String()
 }
+
+// Allow opens named prefixes only; everything else stays refused.
+func TestAllowPrefixes(t *testing.T) {
+	g := Guard{Allow: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("127.0.0.2/32")}}
+	for addr, want := range map[string]bool{"10.1.2.3": true, "::ffff:10.1.2.3": true, "127.0.0.2": true, "10.2.0.1": false, "127.0.0.1": false, "::1": false, "8.8.8.8": true} {
+		if got := g.Check("", netip.MustParseAddr(addr)) == nil; got != want {
+			t.Errorf("Check(%s) allowed = %v, want %v", addr, got, want)
+		}
+	}
+}

@@ -31,7 +31,7 @@ const maxLinkText = 200
 // chrome is removed before the main text is read: code, embedded objects,
 // navigation, page furniture and controls.
 const chrome = "script, style, template, svg, canvas, iframe, object, embed, noembed, video, audio, map, " +
-	"nav, aside, button, select, input, textarea, label, dialog, menu, " +
+	"nav, aside, button, select, input, textarea, label, dialog, menu, .headerlink, .anchorjs-link, .mw-editsection, " +
 	"[hidden], [aria-hidden=true], [role=navigation], [role=banner], [role=contentinfo], " +
 	"[role=complementary], [role=search], [role=dialog], [role=alertdialog], [role=menu], [role=menubar]"
 
@@ -140,7 +140,8 @@ func furniture(doc *goquery.Document) (out []*html.Node, noise map[*html.Node]bo
 		junky := marked && junkClass.MatchString(marks)
 		noisy := marked && noiseClass.MatchString(marks)
 		if !junky && (n.DataAtom == atom.Div || n.DataAtom == atom.Section || n.DataAtom == atom.P) {
-			if t, short := textUpTo(n, 600); short && cookieText.MatchString(t) {
+			// The regexp only runs on text that names cookies at all.
+			if t, short := textUpTo(n, 600); short && containsFold(t, "cookie") && cookieText.MatchString(t) {
 				junky, noisy = true, true
 			}
 		}
@@ -250,6 +251,21 @@ func textUpTo(n *html.Node, limit int) (text string, short bool) {
 	return b.String(), short
 }
 
+// containsFold reports whether s contains the lower-case ASCII word sub,
+// in any case, without allocating.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // collapse folds whitespace runs to one space and trims.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -271,7 +287,8 @@ type textWriter struct {
 	pre   int
 }
 
-func (w *textWriter) String() string { return strings.TrimSpace(w.b.String()) + "\n" }
+// String returns the text, trimmed (a substring: the text is not copied).
+func (w *textWriter) String() string { return strings.TrimSpace(w.b.String()) }
 
 func (w *textWriter) breakLine(n int) {
 	if n == 0 || w.b.Len() == 0 {
