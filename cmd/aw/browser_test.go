@@ -172,6 +172,18 @@ func TestBrowserSession(t *testing.T) {
 		t.Fatalf("omit_when_summarizing: %s", omit)
 	}
 
+	// Two more aw processes reconnect at once: the session's call lock
+	// takes them in turn, and both see the page.
+	done := make(chan Result, 2)
+	for range 2 {
+		go func() { done <- runAW(t, dir, nil, "browser", "read", id) }()
+	}
+	for range 2 {
+		if r := <-done; r.Code != 0 || !strings.Contains(pageField(t, r, ".data.text"), "before the click") {
+			t.Fatalf("concurrent read: %s", r.Stdout)
+		}
+	}
+
 	control := func(args ...string) Result {
 		t.Helper()
 		r := runAW(t, dir, nil, append([]string{"browser", "control", id}, args...)...)

@@ -11,6 +11,17 @@
 // redirect hops included) is paused and checked the same way. control is
 // gated (kind "browser"); evaluate needs browser.allowEvaluate. The page's
 // content is data: nothing in it changes policy. The package never prints.
+//
+// What the request check does not cover, by construction: requests a page
+// makes between aw calls (timers, workers) when no aw process is attached
+// to pause them; WebSocket connections and service-worker fetches, which
+// the Fetch domain does not pause; and DNS rebinding, because Chromium
+// resolves the name again after aw judged it. Sessions therefore start on
+// a URL checked before Chromium sees it, and research.allowPrivateNetwork
+// stays off unless a human turns it on.
+//
+// A session unused for IdleLimit (30 minutes) is ended by the next browser
+// call of any aw process.
 package browser
 
 import (
@@ -366,6 +377,10 @@ func Control(ctx context.Context, ws *workspace.Workspace, req *ControlRequest) 
 	}
 	env := envelope.New("", summary, res)
 	env.Fact("session %s %s: now at %s", sess.ID, req.Type, envelope.Clip(res.URL, 200))
+	if len(res.Blocked) > 0 {
+		env.Retention.Importance = envelope.High
+		env.Fact("refused %d request(s) to non-public addresses, first %s", len(res.Blocked), envelope.Clip(res.Blocked[0], 200))
+	}
 	if req.Type == "evaluate" {
 		env.Omit("data.value")
 	}

@@ -17,6 +17,6 @@ func alive(pid int, start uint64) bool                          { return false }
 func processStart(pid int) uint64                               { return 0 }
 func Leftovers(pgid int, profile string) []int                  { return nil }
 func terminate(pgid int, profile string, _ time.Duration) []int { return nil }
-func lockFile(path string) (func(), error) {
+func lockFile(path string, nowait ...bool) (func(), error) {
 	return nil, errors.New("browser sessions are not supported on this system")
 }

@@ -148,13 +148,17 @@ func terminate(pgid int, profile string, grace time.Duration) []int {
 }
 
 // lockFile takes an exclusive flock on path, waiting for another aw call
-// driving the same session. The lock dies with the process.
-func lockFile(path string) (func(), error) {
+// driving the same session unless nowait. The lock dies with the process.
+func lockFile(path string, nowait ...bool) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	how := syscall.LOCK_EX
+	if len(nowait) > 0 && nowait[0] {
+		how |= syscall.LOCK_NB
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -160,9 +160,9 @@ func reap(s *store.Store, now time.Time) []string {
 		if now.Sub(sess.LastUsedAt) <= IdleLimit {
 			continue
 		}
-		unlock, err := lockFile(lockPath(s, sess.ID))
+		unlock, err := lockFile(lockPath(s, sess.ID), true)
 		if err != nil {
-			continue
+			continue // a call is using it right now: not idle
 		}
 		// Another call may have used it while we waited for the lock.
 		if cur, err := load(s, sess.ID); err == nil && now.Sub(cur.LastUsedAt) > IdleLimit {
