@@ -4,11 +4,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // gutterRE matches the line-number gutter a numbered read adds: aw's own
 // cat -n form ("     12\t") and the seed's "12 | " form.
-var gutterRE = regexp.MustCompile(`^ *(\d+)(?:\t| \| | \|$)`)
+var gutterRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ *(\d+)(?:\t| \| | \|$)`) })
 
 // hasGutter applies seed 000's check: a majority of the non-empty lines
 // carry a gutter, at least two of them, and two adjacent lines carry
@@ -24,7 +25,7 @@ func hasGutter(text string) bool {
 		if strings.TrimSpace(line) != "" {
 			nonEmpty++
 		}
-		m := gutterRE.FindStringSubmatch(line)
+		m := gutterRE().FindStringSubmatch(line)
 		if m == nil {
 			prev = -1
 			continue
@@ -47,7 +48,7 @@ func hasGutter(text string) bool {
 func stripGutter(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		if loc := gutterRE.FindStringIndex(line); loc != nil {
+		if loc := gutterRE().FindStringIndex(line); loc != nil {
 			lines[i] = line[loc[1]:]
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
@@ -23,9 +22,19 @@ type Repo struct {
 
 func (r Repo) String() string { return r.Owner + "/" + r.Name }
 
-var repoPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-func validPart(s string) bool { return repoPart.MatchString(s) && s != "." && s != ".." }
+// validPart says s is a GitHub owner or repository name: [A-Za-z0-9_.-]+,
+// and not "." or "..".
+func validPart(s string) bool {
+	if s == "" || s == "." || s == ".." {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // resolveRepo reads --repo OWNER/NAME (a GitHub URL also works), else the
 // "origin" remote of the workspace's git repository.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/policy/rule"
@@ -197,7 +198,7 @@ func (c *checker) command(ws []word, depth int) {
 		return
 	}
 	argv := texts(ws)
-	tool := tools[low]
+	tool := ruleFor(low)
 	if !shellDir && (c.argRules || tool != nil) {
 		for _, w := range ws[1:] {
 			if w.dynamic != "" {
@@ -223,7 +224,7 @@ func (c *checker) command(ws []word, depth int) {
 			return
 		}
 	}
-	if runners[low] && !c.allow[exe] {
+	if runners()[low] && !c.allow[exe] {
 		c.refuse(NestedCommand, exe, "", "%s runs a command the policy cannot see into (a shell, an evaluator, a privilege or session changer), so it is refused; run the inner command directly, or %s", exe, c.allowHint(exe))
 		return
 	}
@@ -261,12 +262,14 @@ var arithBuiltins = map[string]bool{
 
 // runners execute something the policy cannot read: a command string, a
 // script, another user's or session's process, or commands from stdin.
-var runners = setOf("sh", "bash", "zsh", "dash", "ksh", "mksh", "pdksh", "fish", "csh", "tcsh", "ash", "yash", "posh", "rbash", "elvish", "nu", "pwsh",
-	"eval", "source", ".", "trap", "alias", "fc", "xargs", "parallel", "watch", "script", "expect", "unbuffer",
-	"sudo", "doas", "su", "runuser", "pkexec", "sg", "newgrp", "setsid", "setpriv", "chroot", "unshare", "nsenter",
-	"firejail", "bwrap", "systemd-run", "flock", "taskset", "chrt", "ionice", "prlimit", "numactl", "cgexec",
-	"busybox", "toybox", "ssh", "ssh-agent", "at", "batch", "crontab", "tmux", "screen", "dtach",
-	"strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "xdg-open", "open", "dbus-launch")
+var runners = sync.OnceValue(func() map[string]bool {
+	return setOf("sh", "bash", "zsh", "dash", "ksh", "mksh", "pdksh", "fish", "csh", "tcsh", "ash", "yash", "posh", "rbash", "elvish", "nu", "pwsh",
+		"eval", "source", ".", "trap", "alias", "fc", "xargs", "parallel", "watch", "script", "expect", "unbuffer",
+		"sudo", "doas", "su", "runuser", "pkexec", "sg", "newgrp", "setsid", "setpriv", "chroot", "unshare", "nsenter",
+		"firejail", "bwrap", "systemd-run", "flock", "taskset", "chrt", "ionice", "prlimit", "numactl", "cgexec",
+		"busybox", "toybox", "ssh", "ssh-agent", "at", "batch", "crontab", "tmux", "screen", "dtach",
+		"strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "xdg-open", "open", "dbus-launch")
+})
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

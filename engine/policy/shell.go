@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -167,7 +168,7 @@ func quotedDelimiter(w *syntax.Word) bool {
 	return false
 }
 
-var braceExpansion = regexp.MustCompile(`\{[^{}]*(,|\.\.)[^{}]*\}`)
+var braceExpansion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]*(,|\.\.)[^{}]*\}`) })
 
 // word evaluates a word: its value after quote removal and whether (and
 // why) it is only known at run time. Substitutions inside are checked as
@@ -230,7 +231,7 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 			skeleton.WriteString("x")
 		}
 	}
-	if sk := skeleton.String(); !body && !c.refused && strings.IndexByte(sk, '{') >= 0 && braceExpansion.MatchString(sk) {
+	if sk := skeleton.String(); !body && !c.refused && strings.IndexByte(sk, '{') >= 0 && braceExpansion().MatchString(sk) {
 		c.unsupported("brace expansion", "write every word out literally")
 	}
 	out := word{text: b.String(), dynamic: dyn}

@@ -3,6 +3,7 @@ package policy
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -14,22 +15,31 @@ import (
 // in the package's doc.go. args excludes the executable itself.
 type toolRule func(c *checker, exe string, args []word, depth int)
 
-var tools map[string]toolRule
+// tools is built on first use: package init runs on every aw call, and a
+// var initializer would be a cycle (the rules check commands through it).
+var (
+	toolsOnce sync.Once
+	tools     map[string]toolRule
+)
 
-func init() {
-	tools = map[string]toolRule{
-		"env": envRule, "timeout": timeoutRule, "nice": niceRule, "nohup": nohupRule, "stdbuf": stdbufRule,
-		"command": commandRule, "builtin": builtinRule, "exec": execRule, "time": timeRule,
-		"find": findRule, "git": gitRule, "sed": sedRule, "gsed": sedRule,
-		"awk": awkRule, "gawk": awkRule, "mawk": awkRule, "nawk": awkRule,
-		"rg": rgRule, "sort": sortRule, "man": manRule, "less": lessRule, "more": lessRule, "most": lessRule,
-		"tar": tarRule, "gtar": tarRule, "bsdtar": tarRule, "rsync": rsyncRule,
-		"vim": vimRule, "vi": vimRule, "nvim": vimRule, "view": vimRule, "ex": vimRule, "vimdiff": vimRule,
-		"emacs": emacsRule, "zip": zipRule, "scp": scpRule, "sftp": scpRule, "tee": teeRule,
-		"npx": npxRule, "bunx": npxRule, "pnpx": npxRule, "uvx": npxRule,
-		"npm": npmRule, "pnpm": npmRule, "yarn": npmRule, "bun": npmRule,
-		"make": makeRule, "gmake": makeRule, "go": goRule, "aw": awRule,
-	}
+// ruleFor is the tool rule of a program, nil for none.
+func ruleFor(exe string) toolRule {
+	toolsOnce.Do(func() {
+		tools = map[string]toolRule{
+			"env": envRule, "timeout": timeoutRule, "nice": niceRule, "nohup": nohupRule, "stdbuf": stdbufRule,
+			"command": commandRule, "builtin": builtinRule, "exec": execRule, "time": timeRule,
+			"find": findRule, "git": gitRule, "sed": sedRule, "gsed": sedRule,
+			"awk": awkRule, "gawk": awkRule, "mawk": awkRule, "nawk": awkRule,
+			"rg": rgRule, "sort": sortRule, "man": manRule, "less": lessRule, "more": lessRule, "most": lessRule,
+			"tar": tarRule, "gtar": tarRule, "bsdtar": tarRule, "rsync": rsyncRule,
+			"vim": vimRule, "vi": vimRule, "nvim": vimRule, "view": vimRule, "ex": vimRule, "vimdiff": vimRule,
+			"emacs": emacsRule, "zip": zipRule, "scp": scpRule, "sftp": scpRule, "tee": teeRule,
+			"npx": npxRule, "bunx": npxRule, "pnpx": npxRule, "uvx": npxRule,
+			"npm": npmRule, "pnpm": npmRule, "yarn": npmRule, "bun": npmRule,
+			"make": makeRule, "gmake": makeRule, "go": goRule, "aw": awRule,
+		}
+	})
+	return tools[exe]
 }
 
 // deniedArg refuses a built-in argv trick.
@@ -491,7 +501,7 @@ func awkRule(c *checker, exe string, args []word, depth int) {
 		c.deniedArg(exe, shellQuote(program), "a pipe to or from a command runs it in a shell")
 	case strings.Contains(p, "@load") || strings.Contains(p, "@include"):
 		c.deniedArg(exe, shellQuote(program), "it loads code from a file")
-	case awkWrite.MatchString(p):
+	case awkWrite().MatchString(p):
 		c.deniedArg(exe, shellQuote(program), "print > file writes a file the policy does not check")
 	}
 }
@@ -766,4 +776,4 @@ noun:
 	}
 }
 
-var awkWrite = regexp.MustCompile(`print[f]?[^;{}]*>`)
+var awkWrite = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`print[f]?[^;{}]*>`) })

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
@@ -40,16 +41,25 @@ const chrome = "script, style, template, svg, canvas, iframe, object, embed, noe
 // footers. noiseClass is the part whose links are noise too (ads, banners,
 // share buttons); navigation links are kept, since they are how an agent
 // finds the next page.
+// The regexps compile on first use: package init runs on every aw call.
 var (
-	junkClass  = regexp.MustCompile(`(?:^|[\s_-])(?:cookies?|consent|gdpr|cmp|advert|advertisement|advertising|ads?|adslot|adunit|adsbygoogle|sponsor|sponsored|promo|newsletter|subscribe|share|sharing|social|sidebar|breadcrumbs?|skip|skiplink|popup|modal|overlay|navbar|menu|masthead|related|toolbar|banner|header|footer|copyright|pagination|signature)(?:$|[\s_-])`)
-	noiseClass = regexp.MustCompile(`(?:^|[\s_-])(?:cookies?|consent|gdpr|cmp|advert|advertisement|advertising|ads?|adslot|adunit|adsbygoogle|sponsor|sponsored|promo|share|sharing|social)(?:$|[\s_-])`)
+	junkClass = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s_-])(?:cookies?|consent|gdpr|cmp|advert|advertisement|advertising|ads?|adslot|adunit|adsbygoogle|sponsor|sponsored|promo|newsletter|subscribe|share|sharing|social|sidebar|breadcrumbs?|skip|skiplink|popup|modal|overlay|navbar|menu|masthead|related|toolbar|banner|header|footer|copyright|pagination|signature)(?:$|[\s_-])`)
+	})
+	noiseClass = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s_-])(?:cookies?|consent|gdpr|cmp|advert|advertisement|advertising|ads?|adslot|adunit|adsbygoogle|sponsor|sponsored|promo|share|sharing|social)(?:$|[\s_-])`)
+	})
 )
 
 // cookieText is what a cookie banner says when its class names do not.
-var cookieText = regexp.MustCompile(`(?i)\bwe use cookies\b|\baccept (all )?cookies\b|\bcookie (policy|settings|preferences)\b|\bthis (web)?site uses cookies\b`)
+var cookieText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bwe use cookies\b|\baccept (all )?cookies\b|\bcookie (policy|settings|preferences)\b|\bthis (web)?site uses cookies\b`)
+})
 
 // noJSText is the "enable JavaScript" notice a noscript element often holds.
-var noJSText = regexp.MustCompile(`(?i)\b(enable|turn on|activate) javascript\b|\bjavascript (is )?(required|disabled)\b`)
+var noJSText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(enable|turn on|activate) javascript\b|\bjavascript (is )?(required|disabled)\b`)
+})
 
 const mainSelector = "main, [role=main]"
 
@@ -94,7 +104,7 @@ func extractHTML(r io.Reader, base *url.URL) (*Page, error) {
 		}
 	})
 	doc.Find("noscript").Each(func(_ int, s *goquery.Selection) {
-		if t := s.Text(); len(t) < 400 && noJSText.MatchString(t) {
+		if t := s.Text(); len(t) < 400 && noJSText().MatchString(t) {
 			s.Remove()
 		}
 	})
@@ -137,11 +147,11 @@ func furniture(doc *goquery.Document) (out []*html.Node, noise map[*html.Node]bo
 		}
 		marks := strings.ToLower(attr(n, "id") + " " + attr(n, "class"))
 		marked := strings.TrimSpace(marks) != ""
-		junky := marked && junkClass.MatchString(marks)
-		noisy := marked && noiseClass.MatchString(marks)
+		junky := marked && junkClass().MatchString(marks)
+		noisy := marked && noiseClass().MatchString(marks)
 		if !junky && (n.DataAtom == atom.Div || n.DataAtom == atom.Section || n.DataAtom == atom.P) {
 			// The regexp only runs on text that names cookies at all.
-			if t, short := textUpTo(n, 600); short && containsFold(t, "cookie") && cookieText.MatchString(t) {
+			if t, short := textUpTo(n, 600); short && containsFold(t, "cookie") && cookieText().MatchString(t) {
 				junky, noisy = true, true
 			}
 		}
@@ -340,16 +350,40 @@ func (w *textWriter) text(s string) {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
 
-// blank are the elements set off by a blank line; line by a line break.
-var (
-	blank = map[atom.Atom]bool{atom.P: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
-		atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Table: true, atom.Blockquote: true, atom.Pre: true, atom.Figure: true,
-		atom.Article: true, atom.Section: true, atom.Header: true, atom.Footer: true, atom.Main: true, atom.Hr: true, atom.Details: true,
-		atom.Address: true, atom.Fieldset: true}
-	line = map[atom.Atom]bool{atom.Div: true, atom.Li: true, atom.Tr: true, atom.Dt: true, atom.Dd: true, atom.Caption: true,
-		atom.Figcaption: true, atom.Summary: true, atom.Noscript: true, atom.Center: true, atom.Form: true, atom.Tbody: true, atom.Thead: true}
-	headings = map[atom.Atom]string{atom.H1: "# ", atom.H2: "## ", atom.H3: "### ", atom.H4: "#### ", atom.H5: "##### ", atom.H6: "###### "}
-)
+// breakAround is the break that sets an element off: 2 a blank line, 1 a
+// line break. Switches, not maps: nothing is built at package init.
+func breakAround(a atom.Atom) int {
+	switch a {
+	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Blockquote, atom.Pre, atom.Figure,
+		atom.Article, atom.Section, atom.Header, atom.Footer, atom.Main, atom.Hr, atom.Details,
+		atom.Address, atom.Fieldset:
+		return 2
+	case atom.Div, atom.Li, atom.Tr, atom.Dt, atom.Dd, atom.Caption,
+		atom.Figcaption, atom.Summary, atom.Noscript, atom.Center, atom.Form, atom.Tbody, atom.Thead:
+		return 1
+	}
+	return 0
+}
+
+// heading is the Markdown prefix of a heading element, "" for others.
+func heading(a atom.Atom) string {
+	switch a {
+	case atom.H1:
+		return "# "
+	case atom.H2:
+		return "## "
+	case atom.H3:
+		return "### "
+	case atom.H4:
+		return "#### "
+	case atom.H5:
+		return "##### "
+	case atom.H6:
+		return "###### "
+	}
+	return ""
+}
 
 func (w *textWriter) walk(n *html.Node) {
 	switch n.Type {
@@ -373,16 +407,11 @@ func (w *textWriter) walk(n *html.Node) {
 	case atom.Img:
 		return
 	}
-	brk := 0
-	if blank[a] {
-		brk = 2
-	} else if line[a] {
-		brk = 1
-	}
+	brk := breakAround(a)
 	w.breakLine(brk)
 	switch {
-	case headings[a] != "":
-		w.write(headings[a])
+	case heading(a) != "":
+		w.write(heading(a))
 	case a == atom.Li:
 		w.write("- ")
 	case a == atom.Td || a == atom.Th:

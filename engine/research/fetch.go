@@ -64,17 +64,18 @@ type Fetched struct {
 	Duration      time.Duration
 }
 
-// htmlTypes are parsed as HTML; textTypes are kept as text.
-var (
-	htmlTypes = map[string]bool{"text/html": true, "application/xhtml+xml": true}
-	textTypes = map[string]bool{"application/json": true, "application/xml": true, "application/javascript": true,
-		"application/ecmascript": true, "application/x-yaml": true, "application/yaml": true, "application/toml": true,
-		"application/x-ndjson": true, "application/ld+json": true, "application/rss+xml": true, "application/atom+xml": true,
-		"application/x-sh": true, "application/sql": true, "application/graphql": true, "application/x-www-form-urlencoded": true}
-)
+// isHTML says a media type is parsed as HTML; isText that it is kept as text.
+func isHTML(mt string) bool { return mt == "text/html" || mt == "application/xhtml+xml" }
 
 func isText(mt string) bool {
-	return strings.HasPrefix(mt, "text/") || textTypes[mt] || strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml")
+	switch mt {
+	case "application/json", "application/xml", "application/javascript",
+		"application/ecmascript", "application/x-yaml", "application/yaml", "application/toml",
+		"application/x-ndjson", "application/ld+json", "application/rss+xml", "application/atom+xml",
+		"application/x-sh", "application/sql", "application/graphql", "application/x-www-form-urlencoded":
+		return true
+	}
+	return strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml")
 }
 
 // ParseURL validates a URL an agent asked for: http or https, a host, no
@@ -195,7 +196,7 @@ func (f *Fetcher) Fetch(ctx context.Context, u *url.URL) (*Fetched, error) {
 	if resp.StatusCode >= 400 {
 		return nil, f.statusError(out, resp, body, mt, ctype)
 	}
-	html := htmlTypes[mt]
+	html := isHTML(mt)
 	if !html && !isText(mt) {
 		return nil, envelope.Errorf(envelope.InvalidInput,
 			"%s is %s, a binary type: fetch extracts text from HTML, plain text and JSON only; download it another way if a human agrees", out.FinalURL, mt).
@@ -348,12 +349,12 @@ func (f *Fetcher) statusError(out *Fetched, resp *http.Response, body io.Reader,
 	if len(out.Redirects) > 0 {
 		e.With("redirects", out.Redirects)
 	}
-	if htmlTypes[mt] || isText(mt) {
+	if isHTML(mt) || isText(mt) {
 		raw, _ := io.ReadAll(io.LimitReader(body, 256<<10))
-		enc, _ := decoder(raw, ctype, htmlTypes[mt])
+		enc, _ := decoder(raw, ctype, isHTML(mt))
 		dec, _ := enc.NewDecoder().Bytes(raw)
 		text := string(dec)
-		if htmlTypes[mt] {
+		if isHTML(mt) {
 			if page, err := extractHTML(bytes.NewReader(dec), resp.Request.URL); err == nil {
 				if page.Title != "" {
 					e.With("title", page.Title)
