@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/proc"
 )
 
 // candidates are the names searched on PATH when browser.executable is
@@ -115,7 +116,7 @@ func launch(ctx context.Context, exe, dir string) (*process, error) {
 	// Reaped while this aw runs (aw mcp lives long); after aw exits the
 	// orphan belongs to init.
 	go func() { cmd.Wait(); close(exited) }()
-	p := &process{pid: cmd.Process.Pid, start: processStart(cmd.Process.Pid)}
+	p := &process{pid: cmd.Process.Pid, start: proc.Start(cmd.Process.Pid)}
 	fail := func(format string, args ...any) (*process, error) {
 		terminate(p.pid, profile, time.Second)
 		return nil, envelope.Errorf(envelope.Internal, format+"; Chromium's log ends with: %s", append(args, logTail(logPath))...).With("executable", exe)

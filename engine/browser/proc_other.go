@@ -14,7 +14,6 @@ const supported = false
 
 func detach(cmd *exec.Cmd)                                      {}
 func alive(pid int, start uint64) bool                          { return false }
-func processStart(pid int) uint64                               { return 0 }
 func Leftovers(pgid int, profile string) []int                  { return nil }
 func terminate(pgid int, profile string, _ time.Duration) []int { return nil }
 func lockFile(path string, nowait ...bool) (func(), error) {

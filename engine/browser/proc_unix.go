@@ -3,7 +3,6 @@
 package browser
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentic-workspace/aw/engine/proc"
 )
 
 // detach makes Chromium the leader of a new session and process group: it
@@ -18,55 +19,9 @@ import (
 // terminal reaches it, and close can end its whole tree with one signal.
 func detach(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }
 
-// alive reports whether pid is a running process (not a zombie) that
-// started at start (clock ticks since boot; 0 skips that check).
-func alive(pid int, start uint64) bool {
-	if pid <= 1 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	st, ok := procStat(pid)
-	if !ok {
-		return true // no /proc: the signal probe is all there is
-	}
-	if st.state == 'Z' || st.state == 'X' {
-		return false
-	}
-	return start == 0 || st.start == start
-}
-
-// processStart is pid's start time, 0 where /proc cannot tell.
-func processStart(pid int) uint64 {
-	st, _ := procStat(pid)
-	return st.start
-}
-
-type stat struct {
-	state byte
-	pgrp  int
-	start uint64
-}
-
-func procStat(pid int) (stat, bool) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return stat{}, false
-	}
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return stat{}, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return stat{}, false
-	}
-	pgrp, _ := strconv.Atoi(f[2])
-	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return stat{state: f[0][0], pgrp: pgrp, start: start}, true
-}
+// alive reports whether pid is Chromium started at start (0 skips that
+// check); pid 1 never is, whatever a damaged session file says.
+func alive(pid int, start uint64) bool { return pid > 1 && proc.Alive(pid, start) }
 
 // Leftovers lists the living processes of Chromium's group pgid and every
 // living process whose command line names the profile directory (a helper
@@ -85,11 +40,11 @@ func Leftovers(pgid int, profile string) []int {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		st, ok := procStat(pid)
-		if !ok || st.state == 'Z' || st.state == 'X' {
+		st, ok := proc.Read(pid)
+		if !ok || !st.Living() {
 			continue
 		}
-		if pgid > 1 && st.pgrp == pgid {
+		if pgid > 1 && st.Group == pgid {
 			out = append(out, pid)
 			continue
 		}

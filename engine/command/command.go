@@ -23,6 +23,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/policy"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/store"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -104,7 +105,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.E
 		return deref(staged), err
 	}
 	self := os.Getpid()
-	p.job.SupervisorPid, p.job.SupervisorStart = self, processStart(self)
+	p.job.SupervisorPid, p.job.SupervisorStart = self, proc.Start(self)
 	if err := create(ws, p.job); err != nil {
 		return envelope.Envelope{}, err
 	}
@@ -396,7 +397,7 @@ func create(ws *workspace.Workspace, j *Job) error {
 	now := time.Now().UTC()
 	self := os.Getpid()
 	j.CreatedAt, j.StartedAt = now, now
-	j.LauncherPid, j.LauncherStart = self, processStart(self)
+	j.LauncherPid, j.LauncherStart = self, proc.Start(self)
 	j.Stdout.Path = ws.Store.Rel(ws.Store.Path("jobs", j.ID, "stdout.log"))
 	j.Stderr.Path = ws.Store.Rel(ws.Store.Path("jobs", j.ID, "stderr.log"))
 	return ws.Store.WriteJSON(jobPath(ws.Store, j.ID), j)
@@ -482,7 +483,7 @@ func Supervise(root, id string, rep *os.File) error {
 		if j.Status != Starting || j.SupervisorPid != 0 || j.Action != "start" {
 			return envelope.Errorf(envelope.TransactionState, "job %s is %s and already has a supervisor: only `aw command start` launches one", id, j.Status)
 		}
-		j.SupervisorPid, j.SupervisorStart = self, processStart(self)
+		j.SupervisorPid, j.SupervisorStart = self, proc.Start(self)
 		return nil
 	})
 	if err != nil {

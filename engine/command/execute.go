@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
@@ -67,7 +68,7 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 	j, err = update(s, id, func(cur *Job) error {
 		cur.Status = Running
 		cur.Pid = pid
-		cur.ProcessStart = processStart(pid)
+		cur.ProcessStart = proc.Start(pid)
 		cur.StartedAt = begin.UTC()
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
@@ -94,9 +95,9 @@ func (j *Job) shownStatus() string {
 // job's end still exists.
 func (j *Job) supervisorAlive() bool {
 	if j.SupervisorPid != 0 {
-		return processAlive(j.SupervisorPid, j.SupervisorStart)
+		return proc.Alive(j.SupervisorPid, j.SupervisorStart)
 	}
-	return processAlive(j.LauncherPid, j.LauncherStart)
+	return proc.Alive(j.LauncherPid, j.LauncherStart)
 }
 
 func jobsDir(s *store.Store) string            { return s.Path("jobs") }

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+
+	"github.com/agentic-workspace/aw/engine/proc"
 )
 
 // On systems without POSIX process groups (Windows) a job's tree is
@@ -22,20 +24,6 @@ func signalGroup(pid int, sig syscall.Signal) error {
 	return exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(pid)).Run()
 }
 
-func groupAlive(pid int) bool { return processAlive(pid, 0) }
-
-func processAlive(pid int, start uint64) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	p.Release()
-	return true
-}
-
-func processStart(pid int) uint64 { return 0 }
+func groupAlive(pid int) bool { return proc.Alive(pid, 0) }
 
 func signalName(sig syscall.Signal) string { return "signal " + strconv.Itoa(int(sig)) }

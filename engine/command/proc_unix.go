@@ -6,8 +6,9 @@ import (
 	"errors"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"github.com/agentic-workspace/aw/engine/proc"
 )
 
 // groupAttr puts the command in a process group of its own, so a timeout
@@ -41,61 +42,6 @@ func groupAlive(pgid int) bool {
 	return true
 }
 
-// processAlive reports whether pid is a living process started at start
-// (when start is known and /proc can tell; 0 skips the check).
-func processAlive(pid int, start uint64) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	st, ok := procStat(pid)
-	if !ok {
-		return true // no /proc (macOS): the signal probe is all there is
-	}
-	if st.state == 'Z' || st.state == 'X' {
-		return false
-	}
-	return start == 0 || st.start == start
-}
-
-// processStart is pid's start time in clock ticks since boot (Linux), or
-// 0 where it cannot be read.
-func processStart(pid int) uint64 {
-	if st, ok := procStat(pid); ok {
-		return st.start
-	}
-	return 0
-}
-
-type stat struct {
-	state byte
-	pgrp  int
-	start uint64
-}
-
-// procStat reads /proc/<pid>/stat. The command name may hold spaces and
-// parentheses, so fields are counted from the last ')'.
-func procStat(pid int) (stat, bool) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return stat{}, false
-	}
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return stat{}, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return stat{}, false
-	}
-	pgrp, _ := strconv.Atoi(f[2])
-	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return stat{state: f[0][0], pgrp: pgrp, start: start}, true
-}
-
 // groupMembers lists the living (non-zombie) processes of group pgid from
 // /proc; ok is false where /proc is not available.
 func groupMembers(pgid int) (pids []int, ok bool) {
@@ -108,7 +54,7 @@ func groupMembers(pgid int) (pids []int, ok bool) {
 		if err != nil {
 			continue
 		}
-		if st, ok := procStat(pid); ok && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
+		if st, ok := proc.Read(pid); ok && st.Group == pgid && st.Living() {
 			pids = append(pids, pid)
 		}
 	}
