@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/browser"
 	"github.com/agentic-workspace/aw/engine/dispatch"
-	"github.com/agentic-workspace/aw/engine/envelope"
 )
 
 func (a *app) browserCmd() *cobra.Command {
@@ -45,21 +44,7 @@ navigating, and while an aw call is attached every request of the page
 the page: scripts a page runs on its own timers are not checked then.
 A session unused for 30 minutes is closed by the next browser call.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var names []string
-			for _, c := range cmd.Commands() {
-				if c.IsAvailableCommand() {
-					names = append(names, c.Name())
-				}
-			}
-			what := "browser needs an action"
-			if len(args) > 0 {
-				what = "browser has no action " + quote(args[0])
-			}
-			a.emit(envelope.Fail("browser", envelope.Errorf(envelope.InvalidInput,
-				"%s: the actions are %s (see `aw browser --help`)", what, strings.Join(names, ", "))))
-			return nil
-		},
+		RunE: a.needsAction,
 	}
 	open := a.verb(dispatch.Browser, "open", "open [URL]", nil, func(req any, args []string) {
 		if len(args) > 0 {

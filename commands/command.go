@@ -3,14 +3,12 @@ package commands
 import (
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/dispatch"
-	"github.com/agentic-workspace/aw/engine/envelope"
 )
 
 func (a *app) commandCmd() *cobra.Command {
@@ -31,21 +29,7 @@ outlives this call. Full logs are kept under .agentic/jobs/<job_id>/.
 A failing command is data, not an error: run exits 0 whenever the command
 ran; read data.exitCode, data.timedOut and data.cancelled.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var names []string
-			for _, c := range cmd.Commands() {
-				if c.IsAvailableCommand() {
-					names = append(names, c.Name())
-				}
-			}
-			what := "command needs an action"
-			if len(args) > 0 {
-				what = "command has no action " + quote(args[0])
-			}
-			a.emit(envelope.Fail("command", envelope.Errorf(envelope.InvalidInput,
-				"%s: the actions are %s (see `aw command --help`)", what, strings.Join(names, ", "))))
-			return nil
-		},
+		RunE: a.needsAction,
 	}
 	for _, action := range []string{"run", "start"} {
 		timeoutHelp := "seconds before the process tree is killed (default and cap: commands.maxSeconds)"

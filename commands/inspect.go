@@ -1,13 +1,10 @@
 package commands
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentic-workspace/aw/engine/dispatch"
-	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/inspect"
 )
 
@@ -22,21 +19,7 @@ func (a *app) inspectCmd() *cobra.Command {
 recover after its context was compacted. Never gated, never writes a
 workspace file.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var names []string
-			for _, c := range cmd.Commands() {
-				if c.IsAvailableCommand() {
-					names = append(names, c.Name())
-				}
-			}
-			what := "inspect needs an action"
-			if len(args) > 0 {
-				what = "inspect has no action " + quote(args[0])
-			}
-			a.emit(envelope.Fail("inspect", envelope.Errorf(envelope.InvalidInput,
-				"%s: the actions are %s (see `aw inspect --help`)", what, strings.Join(names, ", "))))
-			return nil
-		},
+		RunE: a.needsAction,
 	}
 
 	capabilities := a.verb(dispatch.Inspect, "capabilities", "capabilities", nil, nil)
@@ -126,5 +109,3 @@ workspace file.`,
 	cmd.AddCommand(capabilities, overview, list, read, search, find, stat, changes, semantic)
 	return cmd
 }
-
-func quote(s string) string { return `"` + s + `"` }

@@ -233,6 +233,24 @@ func usageError(err error, cmd *cobra.Command) error {
 	return envelope.Errorf(envelope.InvalidInput, "%s; %s for usage", err.Error(), hint)
 }
 
+// needsAction is the RunE of a noun called without one of its actions (or
+// with an unknown one): an INVALID_INPUT envelope that lists the actions.
+func (a *app) needsAction(cmd *cobra.Command, args []string) error {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	what := cmd.Name() + " needs an action"
+	if len(args) > 0 {
+		what = cmd.Name() + ` has no action "` + args[0] + `"`
+	}
+	a.emit(envelope.Fail(cmd.Name(), envelope.Errorf(envelope.InvalidInput,
+		"%s: the actions are %s (see `aw %s --help`)", what, strings.Join(names, ", "), cmd.Name())))
+	return nil
+}
+
 // operationOf names the operation for a usage error ("inspect.read").
 func operationOf(cmd *cobra.Command) string {
 	if cmd == nil || !cmd.HasParent() {
