@@ -46,7 +46,9 @@ type ListData struct {
 // List lists a directory breadth-first, each level sorted by name, bounded
 // by list.maxDepth and list.maxEntries. Symlinks are reported, never
 // followed; denyPaths never appear; list.ignore entries are hidden (but a
-// listing of an ignored directory itself works).
+// listing of an ignored directory itself works). The state directory
+// .agentic/ appears as an entry but its contents only when it is the
+// directory listed (or below it).
 func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
 	d, err := listTree(ctx, ws, req.Path, req.Depth, req.Ignore, ws.Settings.List.MaxDepth)
 	if err != nil {
@@ -187,7 +189,10 @@ func listTree(ctx context.Context, ws *workspace.Workspace, p string, depth int,
 						break
 					}
 					d.Entries = append(d.Entries, e)
-					if e.Type == "directory" {
+					// .agentic/ is shown but not entered: its transactions and
+					// artifacts would crowd the project's own files out of a
+					// bounded listing. Listing .agentic itself enters it.
+					if e.Type == "directory" && e.Path != workspace.StateDir {
 						name := e.Path[strings.LastIndexByte(e.Path, '/')+1:]
 						next = append(next, dir{abs: filepath.Join(batch[i].abs, name), rel: e.Path, brel: join(batch[i].brel, name)})
 					}
