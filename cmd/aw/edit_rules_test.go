@@ -1647,3 +1647,38 @@ func TestEditScopeTierPatterns(t *testing.T) {
 		wantOK(t, w.aw("--tier", "read", "edit", "preview", "--op", `{"type":"create","path":"sc/y.txt","content":"y"}`), exitOK)
 	})
 }
+
+// TestEditCopyMoveNeverMintExecutables: copy and move give a new file
+// the source's permissions without the executable bits, so an agent cannot
+// turn any executable it can read (a git hook sample, an allowPaths binary)
+// into ./bin/ls and run its own code under an allowed command's name.
+func TestEditCopyMoveNeverMintExecutables(t *testing.T) {
+	w := newEWS(t, `{"permissionMode":2,"allowDestructiveEdits":true,"commands":{"allow":["ls"]}}`)
+	w.write("hook.sample", "#!/bin/sh\necho pwned\n")
+	w.write("kept", "#!/bin/sh\necho kept\n")
+	for _, p := range []string{"hook.sample", "kept"} {
+		if err := os.Chmod(w.abs(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantOK(t, w.edit("apply", `{"type":"copy","from":"hook.sample","to":"bin/ls"}`), 0)
+	wantOK(t, w.edit("apply", `{"type":"move","from":"hook.sample","to":"sbin/ls"}`), 0)
+	for _, p := range []string{"bin/ls", "sbin/ls"} {
+		fi, err := os.Stat(w.abs(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o111 != 0 {
+			t.Errorf("%s is %v: copy/move minted an executable", p, fi.Mode().Perm())
+		}
+		if r := w.aw("command", "run", "--", "./"+p); r.Env["ok"] != false {
+			t.Errorf("./%s ran as ls: %s", p, r.Stdout)
+		}
+	}
+	// Overwriting an existing file keeps that file's own permissions.
+	w.write("plain", "x\n")
+	wantOK(t, w.edit("apply", `{"type":"copy","from":"plain","to":"kept","overwrite":true}`), 0)
+	if fi, _ := os.Stat(w.abs("kept")); fi.Mode().Perm() != 0o755 {
+		t.Errorf("kept is %v after an overwrite, want 0755", fi.Mode().Perm())
+	}
+}

@@ -400,7 +400,14 @@ func (p *planner) copyMove(i int, op Op) error {
 			p.destructive("%s with overwrite over existing %s", op.Type, dst.rel)
 		}
 	}
-	dst.exists, dst.content, dst.mode = true, src.content, src.mode
+	// A new file never gains the executable bits: copying a readable
+	// executable (a git hook sample, an allowPaths binary) to bin/ls would
+	// let a command allowed as "ls" run the agent's code. An overwritten
+	// file keeps its own permissions, as cp leaves them.
+	if !dst.exists {
+		dst.mode = src.mode &^ 0o111
+	}
+	dst.exists, dst.content = true, src.content
 	if op.Type == "move" {
 		p.destructive("move of %s to %s (a move removes its source; copy keeps it)", src.rel, dst.rel)
 		src.exists, src.content = false, nil
