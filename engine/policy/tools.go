@@ -749,30 +749,49 @@ func goRule(c *checker, exe string, args []word, depth int) {
 
 // awRule refuses aw's own human verbs inside a command.
 func awRule(c *checker, exe string, args []word, depth int) {
-	i := 0
-	for ; i < len(args); i++ {
-		t := args[i].text
-		l, _, eq := strings.Cut(t, "=")
-		switch {
-		case (l == "--root" || l == "--scope" || l == "--tier" || l == "--output" || l == "-o") && !eq:
-			i++
-		case strings.HasPrefix(t, "-"):
-		default:
-			goto noun
+	// cobra accepts flags anywhere and strips a flag's value without
+	// knowing the flag ("aw --input x approval accept", "aw approval -o
+	// json accept"), so positions are not trusted: among the first three
+	// non-flag words (the noun, after at most two stripped values), a
+	// human noun followed anywhere later by its human verb is refused.
+	var pos []string
+	for _, a := range args {
+		if !strings.HasPrefix(a.text, "-") || a.text == "-" {
+			pos = append(pos, a.text)
 		}
 	}
-noun:
-	if i >= len(args) {
-		return
+	later := func(j int, verbs ...string) bool {
+		for _, w := range pos[j+1:] {
+			for _, v := range verbs {
+				if w == v {
+					return true
+				}
+			}
+		}
+		return false
 	}
-	noun, verb := args[i].text, ""
-	if i+1 < len(args) {
-		verb = args[i+1].text
-	}
-	human := noun == "prompt" || noun == "approval" && (verb == "accept" || verb == "deny" || verb == "token") ||
-		noun == "config" && verb == "set" || noun == "call" && (verb == "approval" || verb == "config" || verb == "prompt")
-	if human {
+	for j := 0; j < len(pos) && j < 3; j++ {
+		noun := pos[j]
+		var verb string
+		switch {
+		case noun == "prompt":
+		case noun == "approval" && later(j, "accept", "deny", "token"):
+		case noun == "config" && later(j, "set"):
+		case noun == "call" && later(j, "approval", "config", "prompt"):
+		default:
+			continue
+		}
+		for _, w := range pos[j+1:] {
+			switch w {
+			case "accept", "deny", "token", "set", "approval", "config", "prompt":
+				verb = w
+			}
+			if verb != "" {
+				break
+			}
+		}
 		c.refuse(DeniedPattern, exe, "", "`aw %s %s` is a human verb: it never runs inside a command, however it is wrapped; ask the human to run it in their own terminal", noun, verb)
+		return
 	}
 }
 
