@@ -458,3 +458,37 @@ func TestPromptBinary(t *testing.T) {
 		t.Fatalf("prompt decisions not recorded: %+v %+v", st[ids[3]], st[ids[4]])
 	}
 }
+
+// TestApproverTokenNeverReadable: the agent picks --root, so it could
+// point it at the config directory and read the approver token through
+// inspect, then approve its own actions. No tool reads, lists, searches or
+// writes a file named approver.token, whatever the root.
+func TestApproverTokenNeverReadable(t *testing.T) {
+	const secret = "tok-7f3a-never-shown"
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "aw"), 0o700)
+	if err := os.WriteFile(filepath.Join(home, "aw", "approver.token"), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := gateWS(t, 2)
+	for _, args := range [][]string{
+		{"--root", home, "inspect", "read", "aw/approver.token"},
+		{"--root", filepath.Join(home, "aw"), "inspect", "read", "approver.token"},
+		{"--root", home, "inspect", "read", "aw/../aw/approver.token"},
+		{"--root", home, "inspect", "search", "--fixed", secret},
+		{"--root", home, "inspect", "find", "**/*token*"},
+		{"--root", home, "inspect", "list", "aw"},
+		{"--root", filepath.Join(home, "aw"), "edit", "apply", "--op", `{"type":"copy","from":"approver.token","to":"t.txt"}`},
+		{"--root", filepath.Join(home, "aw"), "inspect", "stat", "approver.token"},
+	} {
+		r := runAW(t, dir, nil, args...)
+		out := strings.ReplaceAll(string(r.Stdout), `\"`+secret+`\"`, "") // the search echoes its pattern
+		out = strings.ReplaceAll(out, `"pattern":"`+secret+`"`, "")
+		if strings.Contains(out, secret) || strings.Contains(string(r.Stdout), "approver.token\"") && r.Env["ok"] == true {
+			t.Errorf("aw %s exposed the approver token: %s", strings.Join(args, " "), r.Stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "aw", "t.txt")); err == nil {
+		t.Errorf("the token was copied")
+	}
+}

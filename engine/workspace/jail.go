@@ -46,11 +46,16 @@ type Path struct {
 // builtinProtected are unwritable by every tool whatever the settings say.
 var builtinProtected = []string{".git", ".agentic"}
 
+// builtinDenied are neither readable nor writable whatever the settings
+// say. The agent chooses --root, so it could make the config directory its
+// workspace and read the approver token; no root ever shows it.
+var builtinDenied = []string{"approver.token"}
+
 func newJail(root, scope string, s *Settings) *Jail {
 	j := &Jail{
 		Root:      root,
 		Scope:     scope,
-		deny:      NewPatterns(s.DenyPaths),
+		deny:      NewPatterns(builtinDenied, s.DenyPaths),
 		protected: NewPatterns(builtinProtected, s.ProtectedPatterns),
 	}
 	for _, a := range s.AllowPaths {
