@@ -138,6 +138,10 @@ var refusals = []tcase{
 	{line: "git -c core.fsmonitor=./evil status", reason: DeniedPattern},
 	{line: "git -c core.hooksPath=hooks commit -m x", reason: DeniedPattern},
 	{line: "git -c core.editor=evil commit", reason: DeniedPattern},
+	// a global option whose value is a separate word must not end the global options.
+	{line: "git --namespace x -c alias.st='!id' st", reason: DeniedPattern, exe: "git"},
+	{line: "git --attr-source HEAD -c core.fsmonitor=./evil status", reason: DeniedPattern, exe: "git"},
+	{line: "git --super-prefix x/ -c core.pager=id log", reason: DeniedPattern, exe: "git"},
 	{line: "git fetch --upload-pack='sh -c id' origin", reason: DeniedPattern},
 	{line: "git push --receive-pack=evil origin", reason: DeniedPattern},
 	{line: "git archive --exec=evil --remote=x HEAD", reason: DeniedPattern},
@@ -336,6 +340,7 @@ var allowed = []tcase{
 	{line: "git add -u"},
 	{line: "git diff -C HEAD"},
 	{line: "aw approval list"},
+	{line: "git --namespace x log"},
 	{line: "aw --root . approval show approval_x"},
 	{line: "aw call inspect {\"action\":\"read\",\"path\":\"config\"}"},
 	{argv: []string{"go", "test", "-run", "Test; rm -rf /", "./..."}},

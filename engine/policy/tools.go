@@ -278,6 +278,8 @@ func gitRule(c *checker, exe string, args []word, depth int) {
 			c.path(next(), workspace.Read, exe, "git "+a+" directory")
 		case global && (long == "--git-dir" || long == "--work-tree") && eq:
 			c.path(word{text: val}, workspace.Read, exe, "git "+long+" directory")
+		case global && !eq && (a == "--namespace" || a == "--attr-source" || a == "--super-prefix"):
+			next() // its value is not the subcommand: later -c options are still git's
 		case strings.HasPrefix(a, "ext::") || strings.HasPrefix(a, "fd::"):
 			c.deniedArg(exe, a, "the ext:: and fd:: transports run a command")
 		case strings.HasPrefix(a, "-"):
