@@ -325,10 +325,12 @@ func gitConfigWrites(args []word) bool {
 }
 
 // sedRule refuses sed scripts that run commands (e, s///e) or write files
-// (w, W, s///w); a script file (-f) cannot be read.
+// (w, W, s///w); a script file (-f) cannot be read. With -i the input
+// files are written, so they are checked like tee's.
 func sedRule(c *checker, exe string, args []word, depth int) {
 	var scripts []string
-	explicit := false
+	var files []word
+	explicit, inPlace := false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i].text
 		switch {
@@ -349,16 +351,26 @@ func sedRule(c *checker, exe string, args []word, depth int) {
 			explicit = true
 		case a == "-l" || a == "--line-length":
 			i++
+		case a == "--in-place" || strings.HasPrefix(a, "--in-place="),
+			!strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.ContainsRune(a, 'i'): // -i, -i.bak, -ni
+			inPlace = true
 		case strings.HasPrefix(a, "-") && a != "-":
 		case !explicit:
 			scripts = append(scripts, a)
 			explicit = true
+		default:
+			files = append(files, args[i])
 		}
 	}
 	for _, s := range scripts {
 		if why := sedDanger(s); why != "" {
 			c.deniedArg(exe, shellQuote(s), why)
 			return
+		}
+	}
+	if inPlace {
+		for _, f := range files {
+			c.path(f, workspace.Write, exe, "file sed -i writes")
 		}
 	}
 }
