@@ -478,3 +478,48 @@ func TestVCSInitExcludesAgentic(t *testing.T) {
 	write(t, wt, "g.txt", "g\n")
 	noAgentic(wt)
 }
+
+// TestVCSCheckoutNeverWritesProtected: checkout writes files like any tool,
+// so it must not rewrite .agentic/config.json (an old commit with a wider
+// commands.allow), a protectedPatterns file, or a file outside the
+// workspace when the workspace is a sub-directory of the repository.
+func TestVCSCheckoutNeverWritesProtected(t *testing.T) {
+	const narrow = `{"permissionMode":2,"allowDestructiveEdits":true,"protectedPatterns":["secret.txt"]}`
+	for _, tc := range []struct {
+		name, rel, code string
+		root            string
+	}{
+		{"settings", ".agentic/config.json", "PROTECTED_PATH", ""},
+		{"protectedPatterns", "secret.txt", "PROTECTED_PATH", ""},
+		{"outside a sub-directory workspace", "a.txt", "PATH_ESCAPE", "src"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := vcsRepo(t, narrow)
+			write(t, dir, tc.rel, `{"permissionMode":2,"commands":{"allow":["sh"]}}`)
+			git(t, dir, "add", "-f", tc.rel)
+			git(t, dir, "commit", "-q", "-m", "wide")
+			want := narrow
+			if tc.rel != ".agentic/config.json" {
+				want = "changed\n"
+			}
+			write(t, dir, tc.rel, want)
+			git(t, dir, "commit", "-q", "-am", "narrow")
+			root := dir
+			if tc.root != "" {
+				root = filepath.Join(dir, tc.root)
+				os.MkdirAll(filepath.Join(root, ".agentic"), 0o755)
+				os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(narrow), 0o644)
+			}
+			r := awGit(t, root, "vcs", "checkout", "HEAD~1")
+			if r.Env["ok"] != false || r.field(t, ".error.code") != tc.code {
+				t.Fatalf("checkout rewrote %s: %s", tc.rel, r.Stdout)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, tc.rel)); string(got) != want {
+				t.Errorf("%s is now %q", tc.rel, got)
+			}
+			if head := strings.TrimSpace(git(t, dir, "log", "-1", "--format=%s")); head != "narrow" {
+				t.Errorf("HEAD moved to %q", head)
+			}
+		})
+	}
+}

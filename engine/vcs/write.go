@@ -843,6 +843,34 @@ func (rp *repo) switchTo(from plumbing.Hash, to *object.Commit, isBranch bool, b
 	if err := rp.treeDiff(fromTree, to.TreeHash, "", &pairs); err != nil {
 		return err
 	}
+	// Every path checkout removes or writes goes through the jail first,
+	// as an edit's would: never .git/, .agentic/, protectedPatterns,
+	// denyPaths, nor outside a workspace that is a sub-directory of the
+	// repository. The last element is not followed (it is removed, then
+	// written), so only its directory is resolved.
+	for _, p := range pairs {
+		for _, e := range []side{p.a, p.b} {
+			if e.mode == 0 {
+				continue
+			}
+			full := filepath.Join(rp.top, filepath.FromSlash(e.path))
+			dir, err := rp.ws.Jail.Resolve(filepath.Dir(full), workspace.Write)
+			if err == nil && (dir.Outside || !strings.HasPrefix(full, rp.top+string(filepath.Separator))) {
+				err = envelope.Errorf(envelope.PathEscape, "checkout would write %s, outside the workspace; check it out with git outside aw", e.path).With("path", e.path)
+			}
+			if err != nil {
+				return err
+			}
+			rel := filepath.Base(full)
+			if dir.Rel != "" && dir.Rel != "." {
+				rel = dir.Rel + "/" + rel
+			}
+			if rp.ws.Jail.Protected(rel) || rp.ws.Jail.Denied(rel) {
+				return envelope.Errorf(envelope.ProtectedPath,
+					"checkout would rewrite %s, which is protected (.git/**, .agentic/**, protectedPatterns and denyPaths are never written by aw's tools); a human checks it out with git", rel).With("path", rel)
+			}
+		}
+	}
 	changed := map[string]bool{}
 	// Removals first (a file may become a directory), then writes.
 	for _, p := range pairs {
