@@ -103,3 +103,33 @@ func TestPolicyUsageAndDefaults(t *testing.T) {
 		t.Errorf("check-path at the read tier: exit %d %s", res.Code, res.Stdout)
 	}
 }
+
+// TestPolicyProcSelf: /proc/self is aw for aw and the shell for the shell,
+// so a path through it is checked against aw's working directory while
+// the command writes in its own. `cd sub && echo x > /proc/self/cwd/keep.txt`
+// passed as ./keep.txt and wrote the protected sub/keep.txt.
+func TestPolicyProcSelf(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cwd"); err != nil {
+		t.Skip("no /proc")
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".agentic"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"permissionMode":2,"protectedPatterns":["sub/keep.txt"],"commands":{"allow":["echo","cat"],"interpreter":"sh"}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "keep.txt"), []byte("original\n"), 0o644)
+	for _, args := range [][]string{
+		{"--line", "cd sub && echo x > /proc/self/cwd/keep.txt"},
+		{"--line", "cd sub; cd /proc/self/cwd; echo x > keep.txt"},
+		{"--line", "echo x > /proc/thread-self/cwd/sub/keep.txt"},
+		{"--line", "cat < /proc/self/cwd/x"},
+	} {
+		r := runAW(t, dir, nil, append([]string{"policy", "check-command"}, args...)...)
+		if r.field(t, ".data.allowed") != false || r.field(t, ".data.reason") != "path-escape" {
+			t.Errorf("%v: %s", args, r.Stdout)
+		}
+	}
+	r := runAW(t, dir, nil, "command", "run", "--cwd", "sub", "--line", "echo pwned > /proc/self/cwd/keep.txt")
+	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "keep.txt")); string(got) != "original\n" {
+		t.Errorf("sub/keep.txt is %q: %s", got, r.Stdout)
+	}
+}

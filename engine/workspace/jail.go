@@ -158,6 +158,12 @@ func resolve(full string) (string, error) {
 			continue
 		}
 		next := filepath.Join(cur, name)
+		if next == procDir {
+			// /proc/self, /proc/<pid>/cwd and /proc/<pid>/fd/N name a
+			// different file for each process: aw would check its own
+			// working directory while a command writes in another.
+			return "", errors.New("it goes through /proc, whose entries mean a different file to each process")
+		}
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			// Nothing below exists: the rest is lexical.
@@ -191,6 +197,9 @@ func resolve(full string) (string, error) {
 	}
 	return cur, nil
 }
+
+// procDir is where Linux keeps per-process views of the file system.
+var procDir = string(filepath.Separator) + "proc"
 
 func within(root, p string) bool {
 	if p == root {
