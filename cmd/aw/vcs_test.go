@@ -523,3 +523,43 @@ func TestVCSCheckoutNeverWritesProtected(t *testing.T) {
 		})
 	}
 }
+
+// TestVCSDiffHidesDeniedAndOutside: diff and show print file contents, so
+// they leave out files on denyPaths (a tracked .env) and, when the
+// workspace is a sub-directory of the repository, files outside it.
+func TestVCSDiffHidesDeniedAndOutside(t *testing.T) {
+	dir := vcsRepo(t, `{"permissionMode":2}`)
+	write(t, dir, ".env", "API_KEY=secret-one\n")
+	write(t, dir, "top-secret.txt", "outside-one\n")
+	write(t, dir, "src/ok.txt", "visible-one\n")
+	git(t, dir, "add", "-f", ".env", "top-secret.txt", "src/ok.txt")
+	git(t, dir, "commit", "-q", "-m", "secrets")
+	write(t, dir, ".env", "API_KEY=secret-two\n")
+	write(t, dir, "top-secret.txt", "outside-two\n")
+	write(t, dir, "src/ok.txt", "visible-two\n")
+	sub := filepath.Join(dir, "src")
+	os.MkdirAll(filepath.Join(sub, ".agentic"), 0o755)
+	os.WriteFile(filepath.Join(sub, ".agentic", "config.json"), []byte(`{"permissionMode":2}`), 0o644)
+	for _, tc := range []struct {
+		root string
+		args []string
+		hide []string
+		show string
+	}{
+		{dir, []string{"vcs", "diff"}, []string{"secret-one", "secret-two"}, "visible-two"},
+		{dir, []string{"vcs", "show", "HEAD"}, []string{"secret-one"}, "visible-one"},
+		{sub, []string{"vcs", "diff"}, []string{"outside-one", "outside-two"}, "visible-two"},
+		{sub, []string{"vcs", "show", "HEAD"}, []string{"outside-one", "secret-one"}, "visible-one"},
+	} {
+		r := awGit(t, tc.root, tc.args...)
+		out := string(r.Stdout)
+		for _, h := range tc.hide {
+			if strings.Contains(out, h) {
+				t.Errorf("%v in %s shows %s: %s", tc.args, tc.root, h, out)
+			}
+		}
+		if !strings.Contains(out, tc.show) {
+			t.Errorf("%v in %s lost %s: %s", tc.args, tc.root, tc.show, out)
+		}
+	}
+}

@@ -182,6 +182,9 @@ func (rp *repo) renderDiff(pairs []filePair) ([]byte, []DiffFile, error) {
 	var w bytes.Buffer
 	var files []DiffFile
 	for _, p := range pairs {
+		if rp.hidden(p.a) || rp.hidden(p.b) {
+			continue // never print what the jail would not let inspect read
+		}
 		f, err := rp.writePatch(&w, p, abbrev)
 		if err != nil {
 			return nil, nil, err
@@ -197,6 +200,17 @@ func (rp *repo) renderDiff(pairs []filePair) ([]byte, []DiffFile, error) {
 		}
 	}
 	return w.Bytes(), files, nil
+}
+
+// hidden reports whether a side's content may not be shown: a path
+// outside the workspace (a workspace below the repository's top) or on
+// denyPaths.
+func (rp *repo) hidden(s side) bool {
+	if s.mode == 0 {
+		return false
+	}
+	wp, ok := rp.toWS(s.path)
+	return !ok || rp.ws.Jail.Denied(wp)
 }
 
 func pairPath(p filePair) string {
