@@ -492,3 +492,34 @@ func TestApproverTokenNeverReadable(t *testing.T) {
 		t.Errorf("the token was copied")
 	}
 }
+
+// TestGateApprovalRunsOnce: an approval lets its operation run once. Twelve
+// identical resumes started together used to all find it approved (it was
+// consumed only after the spawn) and ran the command several times.
+func TestGateApprovalRunsOnce(t *testing.T) {
+	dir := gateWS(t, 0)
+	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"permissionMode":0,"commands":{"allow":["echo"],"interpreter":"sh"}}`), 0o644)
+	tok := approver(t)
+	const line = "echo x >> count.txt"
+	r := runAW(t, dir, nil, "command", "run", "--line", line)
+	id, _ := r.field(t, ".data.approval.id").(string)
+	if r := runAWEnv(t, dir, nil, tok, "approval", "accept", id); r.Code != 0 {
+		t.Fatalf("accept: %s", r.Stdout)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 12; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runAW(t, dir, nil, "command", "run", "--line", line)
+		}()
+	}
+	wg.Wait()
+	got, _ := os.ReadFile(filepath.Join(dir, "count.txt"))
+	if n := strings.Count(string(got), "x"); n != 1 {
+		t.Fatalf("one approval ran the command %d times", n)
+	}
+	if st := state(t, dir)[id].Status; st != gate.Consumed {
+		t.Errorf("the approval is %s, want consumed", st)
+	}
+}

@@ -129,6 +129,10 @@ func stage(ws *workspace.Workspace, op Operation) (Decision, error) {
 			}
 			switch r.Status {
 			case Approved:
+				// Claimed here, under the store lock: identical calls
+				// racing each other must not all find it approved and
+				// all run. The caller's Consume is then a no-op.
+				r.Status, r.DecidedAt = Consumed, now
 				d = Decision{Run: true, Approval: r.ID}
 				return nil
 			case Denied:
