@@ -512,6 +512,7 @@ func TestMCPForgedElicitationAnswer(t *testing.T) {
 func TestMCPMalformedAndCleanExit(t *testing.T) {
 	dir := mcpWorkspace(t, "")
 	cmd := exec.Command(awBin, "mcp", "--root", dir)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"-userconfig", "AW_ROOT=")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

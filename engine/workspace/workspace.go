@@ -101,19 +101,22 @@ func Discover(dir string) string {
 }
 
 // Open resolves the root, loads settings and builds the jail.
+//
+// The working directory is the trust anchor: it is what the harness that
+// launched the agent chose, while --root and AW_ROOT are arguments the agent
+// may write itself. So when WorkingDir is set they only narrow: a root they
+// name must be the root discovered from the working directory or a
+// directory inside it. Without this an agent could point aw at / or at the
+// user's config directory and read anything, or plant an .agentic/ that
+// later discovery would prefer. A program embedding the engine that chooses
+// the root itself passes Root without WorkingDir.
 func Open(opts Options) (*Workspace, error) {
-	root := opts.Root
-	if root == "" {
-		root = Discover(opts.WorkingDir)
-	} else if !filepath.IsAbs(root) {
-		root = filepath.Join(opts.WorkingDir, root)
-	}
-	real, err := filepath.EvalSymlinks(root)
+	real, err := resolveRoot(opts)
 	if err != nil {
-		return nil, envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass --root with an existing directory", root).With("path", root)
+		return nil, err
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return nil, envelope.Errorf(envelope.InvalidInput, "workspace root %s is not a directory: pass --root with a directory", root).With("path", root)
+		return nil, envelope.Errorf(envelope.InvalidInput, "workspace root %s is not a directory: pass --root with a directory", real).With("path", real)
 	}
 	ws := &Workspace{Root: real, Tier: opts.Tier, Settings: Defaults(), Store: store.Open(real), Caller: opts.Caller, ConfigHome: opts.ConfigHome}
 	if opts.ConfigHome != "" {
@@ -151,6 +154,39 @@ func Open(opts Options) (*Workspace, error) {
 	// Resolve: they only ever add read-only roots.
 	ws.Jail = newJail(real, scope, &ws.Settings)
 	return ws, nil
+}
+
+func resolveRoot(opts Options) (string, error) {
+	if opts.WorkingDir == "" {
+		if opts.Root == "" {
+			return "", envelope.Errorf(envelope.InvalidInput, "no workspace root: pass a root or a working directory")
+		}
+		real, err := filepath.EvalSymlinks(opts.Root)
+		if err != nil {
+			return "", envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass an existing directory", opts.Root).With("path", opts.Root)
+		}
+		return real, nil
+	}
+	anchor, err := filepath.EvalSymlinks(Discover(opts.WorkingDir))
+	if err != nil {
+		return "", envelope.Errorf(envelope.InvalidInput, "the working directory %s cannot be resolved: %v", opts.WorkingDir, err)
+	}
+	root := opts.Root
+	if root == "" {
+		return anchor, nil
+	}
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(opts.WorkingDir, root)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass --root with an existing directory", root).With("path", root)
+	}
+	if !within(anchor, real) {
+		return "", envelope.Errorf(envelope.PathEscape,
+			"--root (or AW_ROOT) %s is outside the workspace this call starts in (%s): a root given on the command line may only narrow it; run aw from inside the other workspace instead", root, anchor).With("path", root)
+	}
+	return real, nil
 }
 
 // StatePath joins elements under .agentic/.
