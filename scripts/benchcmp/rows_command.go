@@ -73,7 +73,9 @@ func (b *bench) jobWithLog(name string, size int64) (string, string, error) {
 	if err := os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(cfg), 0o644); err != nil {
 		return "", "", err
 	}
-	out, err := exec.Command(b.aw, "--root", root, "-o", "json", "command", "run", "--", "true").Output()
+	run := exec.Command(b.aw, "--root", root, "-o", "json", "command", "run", "--", "true")
+	run.Dir = root // --root may only narrow the working directory's workspace
+	out, err := run.Output()
 	if err != nil {
 		return "", "", fmt.Errorf("aw command run -- true: %v", err)
 	}
