@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -222,12 +221,4 @@ func (s *Store) WriteArtifact(kind, name string, data []byte, description string
 
 func storeErr(verb, path string, err error) error {
 	return envelope.Errorf(envelope.Internal, "cannot %s %s: %v; check permissions and free space under the workspace", verb, path, err).With("path", path)
-}
-
-// Describe is a helper for summaries: "N bytes" or "N KiB".
-func Describe(n int64) string {
-	if n < 10*1024 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 }

@@ -127,11 +127,6 @@ func (p *Patterns) MatchBelow(rel string) bool {
 	return false
 }
 
-// MatchName reports whether a single path element matches one of the
-// patterns that apply at any depth. Walks use it to prune a directory
-// before reading it.
-func (p *Patterns) MatchName(rel string) bool { return p.Match(rel) }
-
 func checkGlob(g string) error {
 	if !doublestar.ValidatePattern(strings.TrimPrefix(strings.TrimSuffix(g, "/"), "/")) {
 		return errBadGlob
