@@ -779,12 +779,9 @@ type ListData struct {
 
 // List lists jobs, newest first.
 func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = 20
-	}
-	if limit < 1 || limit > 200 {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "limit %d is out of range: pass 1 to 200 (default 20)", req.Limit).With("limit", req.Limit)
+	limit, err := envelope.Limit(req.Limit, 20, 200)
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	all, err := ids(ws.Store)
 	if err != nil {

@@ -125,12 +125,9 @@ type Summary struct {
 
 // List returns transactions, newest first.
 func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = 20
-	}
-	if limit < 1 || limit > 100 {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "limit %d is out of range: use 1 to 100 (default 20)", req.Limit)
+	limit, err := envelope.Limit(req.Limit, 20, 100)
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	all, err := ids(ws)
 	if err != nil {

@@ -166,3 +166,15 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // Clip shortens s to at most n bytes on a character boundary, marking the cut.
 func Clip(s string, n int) string { return clip(s, n) }
+
+// Limit applies a listing's limit argument: 0 means def; a value outside
+// 1..max is INVALID_INPUT naming the range and the default.
+func Limit(n, def, max int) (int, error) {
+	if n == 0 {
+		return def, nil
+	}
+	if n < 1 || n > max {
+		return 0, Errorf(InvalidInput, "limit %d is out of range: use 1 to %d (default %d)", n, max, def).With("field", "limit")
+	}
+	return n, nil
+}

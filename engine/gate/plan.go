@@ -571,12 +571,9 @@ func checkOptional(field, s string) (string, error) {
 
 // PlanListAll lists plans newest first, limit 1-100 (default 20).
 func PlanListAll(ctx context.Context, ws *workspace.Workspace, req *PlanListRequest) (envelope.Envelope, error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = DefaultPlanList
-	}
-	if limit < 1 || limit > MaxPlanList {
-		return envelope.Envelope{}, badField("limit", "is %d; it is 1 to %d (default %d)", req.Limit, MaxPlanList, DefaultPlanList)
+	limit, err := envelope.Limit(req.Limit, DefaultPlanList, MaxPlanList)
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	s, err := Load(ws, Clock())
 	if err != nil {

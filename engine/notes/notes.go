@@ -260,12 +260,9 @@ type Entry struct {
 
 // List returns up to limit notes by name, the total, and the memory's state.
 func List(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.Envelope, error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = DefaultLimit
-	}
-	if limit < 1 || limit > MaxLimit {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "limit %d is out of range: use 1 to %d (default %d)", req.Limit, MaxLimit, DefaultLimit).With("limit", req.Limit)
+	limit, err := envelope.Limit(req.Limit, DefaultLimit, MaxLimit)
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	all, err := Names(ws)
 	if err != nil {

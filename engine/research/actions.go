@@ -125,12 +125,9 @@ type ListData struct {
 
 // List lists projects, newest first. Never gated.
 func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = 50
-	}
-	if limit < 1 || limit > 200 {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "limit %d is outside 1..200", req.Limit).With("field", "limit")
+	limit, err := envelope.Limit(req.Limit, 50, 200)
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	all, err := projects(ws)
 	if err != nil {
@@ -357,12 +354,9 @@ func Search(ctx context.Context, ws *workspace.Workspace, req *SearchRequest) (e
 	if n := utf8.RuneCountInString(query); n > MaxQueryChars {
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "query is %d characters; at most %d", n, MaxQueryChars).With("field", "query")
 	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = 10
-	}
-	if limit < 1 || limit > 50 {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "limit %d is outside 1..50", req.Limit).With("field", "limit")
+	limit, err := envelope.Limit(req.Limit, 10, 50)
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	providers, err := chain(&ws.Settings, req.Provider)
 	if err != nil {

@@ -234,12 +234,9 @@ type ListData struct {
 
 // List lists boards, newest first; archived ones only when asked.
 func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = 50
-	}
-	if limit < 1 || limit > 200 {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "limit %d is outside 1..200", req.Limit)
+	limit, err := envelope.Limit(req.Limit, 50, 200)
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	entries, err := os.ReadDir(ws.Store.Path("tasks"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -41,12 +41,9 @@ type LogData struct {
 // when it differs from its parents at those paths, and a merge that keeps
 // one parent's version follows only that parent.
 func Log(ctx context.Context, ws *workspace.Workspace, req *LogRequest) (envelope.Envelope, error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = 20
-	}
-	if limit < 1 || limit > 1000 {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "limit %d is out of range: use 1-1000", limit).With("field", "limit")
+	limit, err := envelope.Limit(req.Limit, 20, 1000)
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	rp, err := open(ws)
 	if err != nil {
