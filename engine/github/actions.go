@@ -303,13 +303,8 @@ func ListIssues(ctx context.Context, ws *workspace.Workspace, req *IssueListRequ
 		d.Truncated = d.Truncated || more
 		d.Count = len(d.Issues)
 		env := envelope.New("", "", d)
-		art, inline, err := bound(ws, c, d.Issues, "issues.json", "the full issue list")
-		if err != nil {
+		if err := bound(ws, c, &env, &d.Issues, &d.InlineCount, "issues.json", "the full issue list"); err != nil {
 			return envelope.Envelope{}, err
-		}
-		if art != nil {
-			d.Issues, d.InlineCount = inline, len(inline)
-			env.Artifacts = append(env.Artifacts, *art)
 		}
 		env.Summary = fmt.Sprintf("%d %s issue(s) in %s%s%s.", d.Count, stateWord(state), repo, moreNote(d.Truncated, limit), authNote(c))
 		for i, is := range d.Issues {
@@ -348,23 +343,24 @@ func repoPath(r Repo, rest string) string {
 	return "/repos/" + url.PathEscape(r.Owner) + "/" + url.PathEscape(r.Name) + rest
 }
 
-// bound keeps a list inline while its JSON fits maxToolResultChars; past
-// that the whole list goes to an artifact and as many entries as fit stay.
-func bound[T any](ws *workspace.Workspace, c *client, list []T, name, desc string) (*envelope.Artifact, []T, error) {
-	raw, err := json.MarshalIndent(list, "", "  ")
+// bound keeps a listing within maxToolResultChars: a longer one goes whole
+// (redacted) to an artifact added to env, and the prefix that fits stays
+// inline with its length in inline.
+func bound[T any](ws *workspace.Workspace, c *client, env *envelope.Envelope, list *[]T, inline *int, name, desc string) error {
+	raw, err := json.MarshalIndent(*list, "", "  ")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	max := ws.Settings.MaxToolResultChars
 	if len(raw) <= max {
-		return nil, list, nil
+		return nil
 	}
 	art, err := ws.Store.WriteArtifact("github", name, []byte(c.redact(string(raw))+"\n"), desc)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	used, n := 2, 0
-	for _, it := range list {
+	for _, it := range *list {
 		one, _ := json.Marshal(it)
 		if used+len(one)+1 > max {
 			break
@@ -372,7 +368,9 @@ func bound[T any](ws *workspace.Workspace, c *client, list []T, name, desc strin
 		used += len(one) + 1
 		n++
 	}
-	return &art, list[:n], nil
+	*list, *inline = (*list)[:n], n
+	env.Artifacts = append(env.Artifacts, art)
+	return nil
 }
 
 // Created is the data of issue_create and pr_create.
@@ -588,13 +586,8 @@ func ListPRs(ctx context.Context, ws *workspace.Workspace, req *PRListRequest) (
 		d.Truncated = d.Truncated || more
 		d.Count = len(d.PullRequests)
 		env := envelope.New("", "", d)
-		art, inline, err := bound(ws, c, d.PullRequests, "pulls.json", "the full pull request list")
-		if err != nil {
+		if err := bound(ws, c, &env, &d.PullRequests, &d.InlineCount, "pulls.json", "the full pull request list"); err != nil {
 			return envelope.Envelope{}, err
-		}
-		if art != nil {
-			d.PullRequests, d.InlineCount = inline, len(inline)
-			env.Artifacts = append(env.Artifacts, *art)
 		}
 		env.Summary = fmt.Sprintf("%d %s pull request(s) in %s%s%s.", d.Count, stateWord(state), repo, moreNote(d.Truncated, limit), authNote(c))
 		for i, p := range d.PullRequests {
