@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/browser"
+	"github.com/agentic-workspace/aw/engine/proc"
 )
 
 // requireChromium skips without Chromium, except in CI (CI=true), where a
@@ -69,12 +70,7 @@ func chromiumUnder(dir string) []int {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) == 0 || f[0] == "Z" || f[0] == "X" {
+		if st, ok := proc.Read(pid); !ok || !st.Living() {
 			continue
 		}
 		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")

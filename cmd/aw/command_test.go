@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentic-workspace/aw/engine/proc"
 )
 
 // cmdWorkspace is a workspace whose policy allows the tools these tests
@@ -51,14 +53,8 @@ func groupLeft(pgid int) []string {
 		if err != nil {
 			continue
 		}
-		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(raw)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
-			out = append(out, fmt.Sprintf("%d(%s)", pid, f[0]))
+		if st, ok := proc.Read(pid); ok && st.Group == pgid && st.Living() {
+			out = append(out, fmt.Sprintf("%d(%c)", pid, st.State))
 		}
 	}
 	return out
