@@ -428,13 +428,18 @@ func write(ws *workspace.Workspace, tx *Transaction) error {
 		}
 	}
 	tx.CreatedDirs = missingDirs(ws, tx)
+	// The journal goes first: a status of committing is only ever on disk
+	// with a journal beside it, so a kill at any point leaves either an
+	// untouched planned transaction or one that Recover can undo.
+	if err := writeJournal(ws, tx.ID); err != nil {
+		return err
+	}
+	crashPoint("commit.journal")
 	tx.Status = Committing
 	if err := save(ws, tx); err != nil {
 		return err
 	}
-	if err := writeJournal(ws, tx.ID); err != nil {
-		return err
-	}
+	crashPoint("commit.committing")
 	werr := writeFiles(ws, tx, contents)
 	if werr != nil {
 		rerr := restore(ws, tx, true)
@@ -456,6 +461,7 @@ func write(ws *workspace.Workspace, tx *Transaction) error {
 	if err := save(ws, tx); err != nil {
 		return err
 	}
+	crashPoint("commit.applied")
 	return clearJournal(ws)
 }
 
@@ -508,6 +514,7 @@ func writeFiles(ws *workspace.Workspace, tx *Transaction, contents [][]byte) err
 		if err := store.Replace(abs, contents[n], fs.FileMode(f.Mode)); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.Path, err)
 		}
+		crashPointN("commit.file", n)
 	}
 	for _, d := range tx.CreatedDirs {
 		dirs[filepath.Dir(filepath.Join(ws.Root, d))] = true
@@ -560,6 +567,7 @@ func restore(ws *workspace.Workspace, tx *Transaction, created bool) error {
 		if err != nil {
 			errs = append(errs, f.Path+": "+err.Error())
 		}
+		crashPointN("restore.file", n)
 	}
 	if created {
 		for i := len(tx.CreatedDirs) - 1; i >= 0; i-- {
@@ -690,13 +698,16 @@ func unwrite(ws *workspace.Workspace, tx *Transaction, force bool) ([]string, er
 	} else if err := inJail(ws, tx); err != nil {
 		return nil, err
 	}
+	// Journal first, as in write: rolling-back is never on disk alone.
+	if err := writeJournal(ws, tx.ID); err != nil {
+		return nil, err
+	}
+	crashPoint("rollback.journal")
 	tx.Status = RollingBack
 	if err := save(ws, tx); err != nil {
 		return nil, err
 	}
-	if err := writeJournal(ws, tx.ID); err != nil {
-		return nil, err
-	}
+	crashPoint("rollback.rollingback")
 	if err := restore(ws, tx, false); err != nil {
 		return nil, envelope.Errorf(envelope.Internal, "rollback of %s is incomplete: %v; run any aw command to retry", tx.ID, err)
 	}
@@ -705,6 +716,7 @@ func unwrite(ws *workspace.Workspace, tx *Transaction, force bool) ([]string, er
 	if err := save(ws, tx); err != nil {
 		return nil, err
 	}
+	crashPoint("rollback.rolledback")
 	return left, clearJournal(ws)
 }
 
