@@ -14,11 +14,12 @@ func (a *app) editCmd() *cobra.Command {
 		Short: dispatch.Edit.Short,
 		Long: `Edits are all-or-nothing transactions. preview plans one and shows its diff;
 apply previews and commits (gated like a commit); commit, rollback, show and
-list take a transaction id. Operations (JSON, the seed's form):
+list take a transaction id. Operations (JSON):
 
   {"type":"create","path":"a.go","content":"...","overwrite":false}
   {"type":"rewrite","path":"a.go","content":"...","create_if_missing":false}
   {"type":"replace","path":"a.go","search":"old","replacement":"new","expected_matches":1}
+  {"type":"replace","path":"a.go","search":"old","replacement":"new","replace_all":true}
   {"type":"splice","path":"a.go","start_line":20,"delete_count":3,"content":"..."}
   {"type":"copy","from":"a.go","to":"b.go","overwrite":false}
   {"type":"move","from":"a.go","to":"b.go","overwrite":false}
@@ -26,7 +27,8 @@ list take a transaction id. Operations (JSON, the seed's form):
   {"type":"mkdir","path":"dir/sub"}
 
 Any operation may carry expect_sha256 (the hash from a read) and
-allow_line_numbers.`,
+allow_line_numbers. Text copied from a read matches a CRLF file, and new
+text is written with the file's line endings; a byte order mark is kept.`,
 	}
 	for _, action := range []string{"preview", "apply"} {
 		var ops []string

@@ -205,7 +205,7 @@ func TestInspectRead(t *testing.T) {
 		{"byte ceiling exact fit", []string{"f.txt", "--max-bytes", "28", "--limit", "2"}, 0, map[string]any{".data.endLine": 2.0, ".data.bytesCapped": false, ".data.truncated": true}},
 		{"byte ceiling on a character boundary", []string{"long.txt", "--max-bytes", "12"}, 0, map[string]any{".data.content": "     1\téé", ".data.endLine": 1.0, ".data.bytesCapped": true, ".data.truncated": true}},
 		{"past the end", []string{"f.txt", "--start", "99"}, 0, map[string]any{".data.content": "", ".data.endLine": 98.0, ".data.truncated": false}},
-		{"crlf", []string{"crlf.txt"}, 0, map[string]any{".data.content": "     1\ta\n     2\tb\n", ".data.lineEndings": "crlf", ".data.totalLines": 2.0}},
+		{"crlf", []string{"crlf.txt"}, 0, map[string]any{".data.content": "     1\ta\n     2\tb\n", ".data.lineEnding": "crlf", ".data.totalLines": 2.0}},
 		{"no trailing newline", []string{"nonl.txt"}, 0, map[string]any{".data.content": "     1\tx\n     2\ty", ".data.totalLines": 2.0}},
 		{"empty", []string{"empty.txt"}, 0, map[string]any{".data.content": "", ".data.totalLines": 0.0, ".data.sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}},
 		{"invalid utf-8", []string{"bad.txt"}, 0, map[string]any{".data.invalidUtf8": true, ".data.content": "     1\tok\uFFFDok\n"}},

@@ -21,6 +21,7 @@ type Op struct {
 	Search           string  `json:"search,omitempty"`
 	Replacement      *string `json:"replacement,omitempty"`
 	ExpectedMatches  *int    `json:"expected_matches,omitempty"`
+	ReplaceAll       bool    `json:"replace_all,omitempty"`
 	StartLine        int     `json:"start_line,omitempty"`
 	DeleteCount      int     `json:"delete_count,omitempty"`
 	From             string  `json:"from,omitempty"`
@@ -28,6 +29,13 @@ type Op struct {
 	IgnoreMissing    bool    `json:"ignore_missing,omitempty"`
 	ExpectSHA256     string  `json:"expect_sha256,omitempty"`
 	AllowLineNumbers bool    `json:"allow_line_numbers,omitempty"`
+}
+
+// Replacement is what one replace operation (1-based) matched.
+type Replacement struct {
+	Operation int    `json:"operation"`
+	Path      string `json:"path"`
+	Count     int    `json:"count"`
 }
 
 // PreviewRequest is preview and apply: the operations, in order.
@@ -65,21 +73,22 @@ const (
 // Transaction is transaction.json. inspect changes reads id, status, files
 // and directories from it.
 type Transaction struct {
-	ID                 string       `json:"id"`
-	Status             string       `json:"status"`
-	Operations         []Op         `json:"operations"`
-	Files              []FileChange `json:"files"`
-	Directories        []DirChange  `json:"directories"`
-	Destructive        bool         `json:"destructive"`
-	DestructiveReasons []string     `json:"destructiveReasons"`
-	IdempotencyKey     string       `json:"idempotencyKey,omitempty"`
-	OpsHash            string       `json:"opsHash"`
-	CommitHash         string       `json:"commitHash"`
-	Error              string       `json:"error,omitempty"`
-	Note               string       `json:"note,omitempty"`
-	CreatedAt          time.Time    `json:"createdAt"`
-	CommittedAt        time.Time    `json:"committedAt,omitzero"`
-	RolledBackAt       time.Time    `json:"rolledBackAt,omitzero"`
+	ID                 string        `json:"id"`
+	Status             string        `json:"status"`
+	Operations         []Op          `json:"operations"`
+	Files              []FileChange  `json:"files"`
+	Directories        []DirChange   `json:"directories"`
+	Destructive        bool          `json:"destructive"`
+	DestructiveReasons []string      `json:"destructiveReasons"`
+	Replacements       []Replacement `json:"replacements,omitempty"`
+	IdempotencyKey     string        `json:"idempotencyKey,omitempty"`
+	OpsHash            string        `json:"opsHash"`
+	CommitHash         string        `json:"commitHash"`
+	Error              string        `json:"error,omitempty"`
+	Note               string        `json:"note,omitempty"`
+	CreatedAt          time.Time     `json:"createdAt"`
+	CommittedAt        time.Time     `json:"committedAt,omitzero"`
+	RolledBackAt       time.Time     `json:"rolledBackAt,omitzero"`
 	// CreatedDirs are directories a commit created (all levels), deepest
 	// last; a failed commit or a recovery removes them while empty.
 	CreatedDirs []string `json:"createdDirs,omitempty"`

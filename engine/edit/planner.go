@@ -9,11 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/eol"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -37,14 +39,15 @@ type vfile struct {
 // planner applies operations, in order, to a virtual copy of the files
 // they touch. Nothing on disk changes.
 type planner struct {
-	ws      *workspace.Workspace
-	files   map[string]*vfile
-	order   []string
-	dirs    []DirChange
-	fileOps map[string]int // path -> first op (1-based) using it as a file
-	dirOps  map[string]int // path -> mkdir op (1-based)
-	reasons []string
-	ops     []Op // normalized
+	ws       *workspace.Workspace
+	files    map[string]*vfile
+	order    []string
+	dirs     []DirChange
+	fileOps  map[string]int // path -> first op (1-based) using it as a file
+	dirOps   map[string]int // path -> mkdir op (1-based)
+	reasons  []string
+	ops      []Op          // normalized
+	replaced []Replacement // what each replace matched
 }
 
 func newPlanner(ws *workspace.Workspace) *planner {
@@ -104,11 +107,11 @@ func (p *planner) file(i int, op Op, raw string, access workspace.Access, field 
 // mkdir claims (itself or below) or whose ancestor is a file.
 func (p *planner) claimFile(i int, op Op, f *vfile) error {
 	if f.origDir {
-		return opErr(i, op, envelope.EditConflict, "%s is a directory, not a file", f.rel)
+		return opErr(i, op, envelope.EditConflict, "%s is a directory, not a file", f.rel).With("path", f.rel).With("reason", "not-a-file")
 	}
 	for d, j := range p.dirOps {
 		if d == f.rel || strings.HasPrefix(d, f.rel+"/") {
-			return opErr(i, op, envelope.EditConflict, "%s is used as a file here, but operation %d makes %s a directory", f.rel, j, d)
+			return opErr(i, op, envelope.EditConflict, "%s is used as a file here, but operation %d makes %s a directory", f.rel, j, d).With("path", f.rel).With("reason", "not-a-file")
 		}
 	}
 	if err := p.ancestorsNotFiles(i, op, f.rel); err != nil {
@@ -125,13 +128,13 @@ func (p *planner) claimFile(i int, op Op, f *vfile) error {
 func (p *planner) ancestorsNotFiles(i int, op Op, rel string) error {
 	for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
 		if g, ok := p.files[dir]; ok && g.exists {
-			return opErr(i, op, envelope.EditConflict, "%s cannot be created: its parent %s is a file", rel, dir)
+			return opErr(i, op, envelope.EditConflict, "%s cannot be created: its parent %s is a file", rel, dir).With("path", rel).With("reason", "parent-not-directory")
 		}
 		if j, ok := p.fileOps[dir]; ok {
-			return opErr(i, op, envelope.EditConflict, "%s cannot be created: operation %d uses its parent %s as a file", rel, j, dir)
+			return opErr(i, op, envelope.EditConflict, "%s cannot be created: operation %d uses its parent %s as a file", rel, j, dir).With("path", rel).With("reason", "parent-not-directory")
 		}
 		if fi, err := os.Lstat(p.ws.Root + "/" + dir); err == nil && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
-			return opErr(i, op, envelope.EditConflict, "%s cannot be created: its parent %s exists as a file", rel, dir)
+			return opErr(i, op, envelope.EditConflict, "%s cannot be created: its parent %s exists as a file", rel, dir).With("path", rel).With("reason", "parent-not-directory")
 		}
 	}
 	return nil
@@ -210,7 +213,7 @@ func (p *planner) expect(i int, op Op, f *vfile) error {
 		got = sha(f.origContent)
 	}
 	if !strings.EqualFold(got, op.ExpectSHA256) {
-		return opErr(i, op, envelope.EditConflict, "%s is stale: expect_sha256 %s but the file's sha256 is now %s; read it again and redo the edit", f.rel, op.ExpectSHA256, orNone(got)).With("path", f.rel)
+		return opErr(i, op, envelope.EditConflict, "%s is stale: expect_sha256 %s but the file's sha256 is now %s; read it again and redo the edit", f.rel, op.ExpectSHA256, orNone(got)).With("path", f.rel).With("reason", "stale").With("sha256", got)
 	}
 	return nil
 }
@@ -232,7 +235,7 @@ func (p *planner) create(i int, op Op) error {
 	}
 	if f.exists {
 		if !op.Overwrite {
-			return opErr(i, op, envelope.EditConflict, "%s already exists; use replace or splice to change it, or overwrite: true to replace it whole (destructive)", f.rel).With("path", f.rel)
+			return opErr(i, op, envelope.EditConflict, "%s already exists; use replace or splice to change it, or overwrite: true to replace it whole (destructive)", f.rel).With("path", f.rel).With("reason", "target-exists")
 		}
 		if f.origExists {
 			p.destructive("create with overwrite over existing %s (use replace to change part of it)", f.rel)
@@ -253,11 +256,28 @@ func (p *planner) rewrite(i int, op Op) error {
 	if !f.exists && !op.CreateIfMissing {
 		return opErr(i, op, envelope.NotFound, "%s does not exist; use create, or create_if_missing: true", f.rel).With("path", f.rel)
 	}
-	if f.exists && f.origExists {
-		p.destructive("rewrite of existing %s (use replace to change part of it)", f.rel)
+	content := *op.Content
+	if f.exists {
+		if f.origExists {
+			p.destructive("rewrite of existing %s (use replace to change part of it)", f.rel)
+		}
+		content = keepForm(f.content, content)
 	}
-	f.exists, f.content = true, []byte(*op.Content)
+	f.exists, f.content = true, []byte(content)
 	return nil
+}
+
+// keepForm writes new whole-file content in the form of the old: a CRLF
+// file keeps CR LF line ends and a file with a byte order mark keeps it,
+// since a read shows neither. (To change them, delete and create.)
+func keepForm(old []byte, content string) string {
+	if eol.Of(old) == eol.CRLF {
+		content = eol.ToCRLF(content)
+	}
+	if bytes.HasPrefix(old, []byte(eol.BOM)) && !strings.HasPrefix(content, eol.BOM) {
+		content = eol.BOM + content
+	}
+	return content
 }
 
 func (p *planner) existing(i int, op Op) (*vfile, error) {
@@ -284,28 +304,67 @@ func (p *planner) replace(i int, op Op) error {
 		if want < 1 {
 			return opErr(i, op, envelope.InvalidInput, "expected_matches must be 1 or more")
 		}
+		if op.ReplaceAll {
+			return opErr(i, op, envelope.InvalidInput, "replace_all and expected_matches exclude each other: replace_all replaces every occurrence, expected_matches an exact count")
+		}
 	}
 	f, err := p.existing(i, op)
 	if err != nil {
 		return err
 	}
-	n := bytes.Count(f.content, []byte(op.Search))
+	ending := eol.Of(f.content)
+	found := matches(f.content, op.Search, ending)
+	n := len(found)
 	if n == 0 {
 		msg := fmt.Sprintf("search text not found in %s; read the file again and copy the text exactly", f.rel)
 		if stripped := stripGutter(op.Search); stripped != op.Search && stripped != "" {
-			if m := bytes.Count(f.content, []byte(stripped)); m > 0 {
+			if m := len(matches(f.content, stripped, ending)); m > 0 {
 				msg += fmt.Sprintf(". If this text was copied from a read result, note that without its line-number gutter it would match %d time(s)", m)
 			} else {
 				msg += ". It carries what looks like a line-number gutter, but it would not match without it either"
 			}
 		}
-		return opErr(i, op, envelope.EditConflict, "%s", msg).With("path", f.rel).With("matches", 0)
+		return opErr(i, op, envelope.EditConflict, "%s", msg).With("path", f.rel).With("matches", 0).With("reason", "no-match")
 	}
-	if n != want {
-		return opErr(i, op, envelope.EditConflict, "search text matches %d times in %s, expected %d; add surrounding text to make it unique, or set expected_matches: %d to replace all", n, f.rel, want, n).With("path", f.rel).With("matches", n)
+	if !op.ReplaceAll && n != want {
+		return opErr(i, op, envelope.EditConflict, "search text matches %d times in %s, expected %d; add surrounding text to make it unique, or set replace_all: true (or expected_matches: %d) to replace them all", n, f.rel, want, n).With("path", f.rel).With("matches", n).With("reason", "not-unique")
 	}
-	f.content = bytes.ReplaceAll(f.content, []byte(op.Search), []byte(*op.Replacement))
+	var b bytes.Buffer
+	at := 0
+	for _, m := range found {
+		b.Write(f.content[at:m[0]])
+		b.WriteString(eol.Like(*op.Replacement, ending, f.content[m[0]:m[1]]))
+		at = m[1]
+	}
+	b.Write(f.content[at:])
+	f.content = b.Bytes()
+	p.replaced = append(p.replaced, Replacement{Operation: i + 1, Path: f.rel, Count: n})
 	return nil
+}
+
+// matches finds the non-overlapping occurrences of search in content. In
+// a file with CR LF line ends, a line end in search (as a read shows it,
+// without the CR) matches either form, so text copied from a read matches.
+func matches(content []byte, search, ending string) [][2]int {
+	var out [][2]int
+	if (ending == eol.CRLF || ending == eol.Mixed) && strings.Contains(search, "\n") {
+		parts := strings.Split(eol.ToLF(search), "\n")
+		for k := range parts {
+			parts[k] = regexp.QuoteMeta(parts[k])
+		}
+		for _, m := range regexp.MustCompile(strings.Join(parts, `\r?\n`)).FindAllIndex(content, -1) {
+			out = append(out, [2]int{m[0], m[1]})
+		}
+		return out
+	}
+	for at := 0; ; {
+		k := bytes.Index(content[at:], []byte(search))
+		if k < 0 {
+			return out
+		}
+		out = append(out, [2]int{at + k, at + k + len(search)})
+		at += k + len(search)
+	}
 }
 
 func (p *planner) splice(i int, op Op) error {
@@ -313,7 +372,10 @@ func (p *planner) splice(i int, op Op) error {
 	if err != nil {
 		return err
 	}
-	lines := splitLines(f.content)
+	// A read shows neither the byte order mark nor CRs: lines are counted
+	// without the mark, and it stays first whatever line 1 becomes.
+	body, bom := bytes.CutPrefix(f.content, []byte(eol.BOM))
+	lines := splitLines(body)
 	if op.StartLine < 1 || op.StartLine > len(lines)+1 {
 		return opErr(i, op, envelope.InvalidInput, "start_line %d is outside %s, which has %d lines: use 1 to %d", op.StartLine, f.rel, len(lines), len(lines)+1).With("path", f.rel)
 	}
@@ -321,7 +383,7 @@ func (p *planner) splice(i int, op Op) error {
 		return opErr(i, op, envelope.InvalidInput, "delete_count %d from line %d runs past the end of %s (%d lines): use 0 to %d", op.DeleteCount, op.StartLine, f.rel, len(lines), len(lines)-op.StartLine+1).With("path", f.rel)
 	}
 	nl := "\n"
-	if bytes.Contains(f.content, []byte("\r\n")) {
+	if bytes.Contains(body, []byte("\r\n")) {
 		nl = "\r\n"
 	}
 	var insert []string
@@ -346,6 +408,9 @@ func (p *planner) splice(i int, op Op) error {
 		head[len(head)-1] += nl
 	}
 	var b strings.Builder
+	if bom {
+		b.WriteString(eol.BOM)
+	}
 	for _, l := range head {
 		b.WriteString(l)
 	}
@@ -394,7 +459,7 @@ func (p *planner) copyMove(i int, op Op) error {
 	}
 	if dst.exists {
 		if !op.Overwrite {
-			return opErr(i, op, envelope.EditConflict, "%s already exists; choose another target or pass overwrite: true (destructive)", dst.rel).With("path", dst.rel)
+			return opErr(i, op, envelope.EditConflict, "%s already exists; choose another target or pass overwrite: true (destructive)", dst.rel).With("path", dst.rel).With("reason", "target-exists")
 		}
 		if dst.origExists {
 			p.destructive("%s with overwrite over existing %s", op.Type, dst.rel)
@@ -451,7 +516,7 @@ func (p *planner) mkdir(i int, op Op) error {
 	}
 	for q, j := range p.fileOps {
 		if q == rel || strings.HasPrefix(rel, q+"/") {
-			return opErr(i, op, envelope.EditConflict, "%s cannot be a directory: operation %d uses %s as a file", rel, j, q).With("path", rel)
+			return opErr(i, op, envelope.EditConflict, "%s cannot be a directory: operation %d uses %s as a file", rel, j, q).With("path", rel).With("reason", "not-a-directory")
 		}
 	}
 	existed := false
@@ -460,7 +525,7 @@ func (p *planner) mkdir(i int, op Op) error {
 	case err == nil && fi.IsDir():
 		existed = true
 	case err == nil:
-		return opErr(i, op, envelope.EditConflict, "%s already exists as a file", rel).With("path", rel)
+		return opErr(i, op, envelope.EditConflict, "%s already exists as a file", rel).With("path", rel).With("reason", "target-exists")
 	}
 	if err := p.ancestorsNotFiles(i, op, rel); err != nil {
 		return err

@@ -24,7 +24,7 @@ func result(ws *workspace.Workspace, tx *Transaction, summary string) envelope.E
 		preview, truncated = envelope.Clip(preview, limit), true
 	}
 	r := &Result{
-		TransactionID: tx.ID, Status: tx.Status, Destructive: tx.Destructive, DestructiveReasons: tx.DestructiveReasons,
+		TransactionID: tx.ID, Status: tx.Status, Destructive: tx.Destructive, DestructiveReasons: tx.DestructiveReasons, Replacements: tx.Replacements,
 		Operations: tx.Operations, Files: tx.Files, Directories: tx.Directories, DiffPreview: preview, DiffTruncated: truncated,
 		Committed: tx.Status == Applied, Error: tx.Error, CreatedAt: tx.CreatedAt,
 	}

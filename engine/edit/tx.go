@@ -29,6 +29,7 @@ type Result struct {
 	TransactionStatus  string             `json:"transactionStatus,omitempty"`
 	Destructive        bool               `json:"destructive"`
 	DestructiveReasons []string           `json:"destructiveReasons"`
+	Replacements       []Replacement      `json:"replacements,omitempty"`
 	Operations         []Op               `json:"operations"`
 	Files              []FileChange       `json:"files"`
 	Directories        []DirChange        `json:"directories"`
@@ -173,7 +174,7 @@ func plan(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, bool, err
 	}
 	tx := &Transaction{
 		ID: store.NewID("tx"), Status: Planned, Operations: norm, Files: files, Directories: p.dirs,
-		Destructive: len(p.reasons) > 0, DestructiveReasons: p.reasons, IdempotencyKey: req.IdempotencyKey,
+		Destructive: len(p.reasons) > 0, DestructiveReasons: p.reasons, Replacements: p.replaced, IdempotencyKey: req.IdempotencyKey,
 		OpsHash: gate.Hash(norm), CreatedAt: time.Now().UTC(),
 	}
 	if tx.Files == nil {
@@ -206,7 +207,7 @@ func plan(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, bool, err
 			if e, ok := (*keys)[req.IdempotencyKey]; ok {
 				if e.OpsHash != tx.OpsHash {
 					return envelope.Errorf(envelope.EditConflict,
-						"idempotency_key %q was used by %s with different operations; use a new key for a different edit", req.IdempotencyKey, e.TransactionID).With("transactionId", e.TransactionID)
+						"idempotency_key %q was used by %s with different operations; use a new key for a different edit", req.IdempotencyKey, e.TransactionID).With("transactionId", e.TransactionID).With("reason", "key-reused")
 				}
 				t, err := load(ws, e.TransactionID)
 				if err == nil {
@@ -249,7 +250,7 @@ func byKey(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, error) {
 	}
 	if e.OpsHash != gate.Hash(norm) {
 		return nil, envelope.Errorf(envelope.EditConflict,
-			"idempotency_key %q was used by %s with different operations; use a new key for a different edit", req.IdempotencyKey, e.TransactionID).With("transactionId", e.TransactionID)
+			"idempotency_key %q was used by %s with different operations; use a new key for a different edit", req.IdempotencyKey, e.TransactionID).With("transactionId", e.TransactionID).With("reason", "key-reused")
 	}
 	tx, err := load(ws, e.TransactionID)
 	if err != nil {
@@ -392,10 +393,10 @@ func verify(ws *workspace.Workspace, tx *Transaction, s side) error {
 	}
 	if s == before {
 		return envelope.Errorf(envelope.EditConflict,
-			"transaction %s is stale: %s changed on disk since the preview; preview the operations again", tx.ID, joinPaths(stale)).With("paths", stale).With("transactionId", tx.ID)
+			"transaction %s is stale: %s changed on disk since the preview; preview the operations again", tx.ID, joinPaths(stale)).With("paths", stale).With("transactionId", tx.ID).With("reason", "stale")
 	}
 	return envelope.Errorf(envelope.EditConflict,
-		"cannot roll back %s: %s changed since the commit; restore them first, or roll back with force: true (destructive: it overwrites those changes)", tx.ID, joinPaths(stale)).With("paths", stale).With("transactionId", tx.ID)
+		"cannot roll back %s: %s changed since the commit; restore them first, or roll back with force: true (destructive: it overwrites those changes)", tx.ID, joinPaths(stale)).With("paths", stale).With("transactionId", tx.ID).With("reason", "changed-since-commit")
 }
 
 // write commits the files, all or nothing, under the store lock. The
@@ -455,7 +456,7 @@ func write(ws *workspace.Workspace, tx *Transaction) error {
 		if rerr != nil {
 			msg = "restoring failed too (" + rerr.Error() + "): run any aw command to retry the recovery"
 		}
-		return envelope.Errorf(envelope.EditConflict, "commit of %s failed: %v; %s. Fix the cause and preview the operations again", tx.ID, werr, msg).With("transactionId", tx.ID)
+		return envelope.Errorf(envelope.EditConflict, "commit of %s failed: %v; %s. Fix the cause and preview the operations again", tx.ID, werr, msg).With("transactionId", tx.ID).With("reason", "write-failed")
 	}
 	tx.Status, tx.CommittedAt = Applied, time.Now().UTC()
 	if err := save(ws, tx); err != nil {

@@ -85,7 +85,7 @@ func TestReadLargeFile(t *testing.T) {
 	}
 	d := env.Data.(*ReadData)
 	sum := sha256.Sum256([]byte(body))
-	if d.Content != "250000\tline 250000\n250001\tline 250001\n" || d.TotalLines != 400000 || d.SHA256 != hex.EncodeToString(sum[:]) || d.LineEndings != "crlf" {
+	if d.Content != "250000\tline 250000\n250001\tline 250001\n" || d.TotalLines != 400000 || d.SHA256 != hex.EncodeToString(sum[:]) || d.LineEnding != "crlf" {
 		t.Fatalf("got %q total %d", d.Content, d.TotalLines)
 	}
 }

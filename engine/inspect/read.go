@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/eol"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -35,7 +37,15 @@ type ReadData struct {
 	// NextStart is the --start that continues after this window.
 	NextStart   int64  `json:"nextStart,omitempty"`
 	InvalidUTF8 bool   `json:"invalidUtf8,omitempty"`
-	LineEndings string `json:"lineEndings,omitempty"` // "crlf": CR LF endings, shown without the CR
+	// LineEnding is lf, crlf or mixed (of the whole file; none without a
+	// line end). CRs before line ends are not shown, so text copied from
+	// content matches in an edit, which writes the file's own endings.
+	LineEnding string `json:"lineEnding,omitempty"`
+	// BOM: the file starts with a UTF-8 byte order mark, not shown in
+	// content and kept by edits.
+	BOM bool `json:"bom,omitempty"`
+	// NoFinalNewline: the last line has no line end (content shows it so).
+	NoFinalNewline bool `json:"noFinalNewline,omitempty"`
 	Content     string `json:"content"`
 
 	partialLine int64 // the last line shown was cut (0: none)
@@ -73,7 +83,7 @@ func Read(ctx context.Context, ws *workspace.Workspace, req *ReadRequest) (envel
 	d.Path = display(jp.Rel)
 	env := envelope.New("", readSummary(d, opts), d)
 	env.Retention.Importance = envelope.Low
-	env.Fact("%s sha256 %s (%d lines, %d bytes)", d.Path, d.SHA256, d.TotalLines, d.TotalBytes)
+	env.Fact("%s sha256 %s (%d lines, %d bytes%s)", d.Path, d.SHA256, d.TotalLines, d.TotalBytes, form(d))
 	env.Omit("data.content")
 	return env, nil
 }
@@ -223,13 +233,14 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 	var out, line []byte // line is reused: out keeps copies
 	runes := 0
 	endPartial := false
-	crlf := false
 	for i, l := range w.lines {
 		text := w.buf[l.off : l.off+l.kept]
 		partial := int64(l.kept) < l.full
 		if !partial && l.nl && l.last == '\r' {
 			text = text[:len(text)-1]
-			crlf = true
+		}
+		if l.n == 1 && s.BOM {
+			text = bytes.TrimPrefix(text, []byte(eol.BOM))
 		}
 		if partial {
 			text = trimPartialRune(text)
@@ -277,9 +288,12 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 		break
 	}
 	d.Content = string(out)
-	if crlf {
-		d.LineEndings = "crlf"
+	d.NoFinalNewline = s.Size > 0 && !s.EndsInNL
+	newlines := s.Lines
+	if d.NoFinalNewline {
+		newlines-- // Lines counts the unterminated last line too
 	}
+	d.LineEnding, d.BOM = eol.Classify(newlines, s.CRLF), s.BOM
 	if d.EndLine >= d.StartLine && (d.EndLine < d.TotalLines || endPartial) {
 		d.Truncated = true
 		if d.EndLine < d.TotalLines {
@@ -347,4 +361,20 @@ func readSummary(d *ReadData, o readOpts) string {
 		s += "; continue with --start " + strconv.FormatInt(d.NextStart, 10)
 	}
 	return s
+}
+
+// form names what content does not show of a file's bytes: CR LF or mixed
+// line ends, a byte order mark, a missing final newline.
+func form(d *ReadData) string {
+	var b strings.Builder
+	if d.LineEnding == eol.CRLF || d.LineEnding == eol.Mixed {
+		b.WriteString(", " + d.LineEnding + " line endings")
+	}
+	if d.BOM {
+		b.WriteString(", UTF-8 BOM")
+	}
+	if d.NoFinalNewline {
+		b.WriteString(", no final newline")
+	}
+	return b.String()
 }

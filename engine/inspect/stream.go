@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/agentic-workspace/aw/engine/eol"
 )
 
 func strconvItoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -30,6 +32,8 @@ type fileSummary struct {
 	SHA256   string
 	Binary   bool // a NUL in the first 8 KiB
 	EndsInNL bool
+	CRLF     int64 // line ends preceded by a CR
+	BOM      bool  // starts with the UTF-8 byte order mark
 }
 
 // errBinary stops a stream that was asked to refuse binary files.
@@ -55,8 +59,10 @@ func streamFile(f *os.File, size int64, refuseBinary bool, visit func([]byte)) (
 			if s.Binary && refuseBinary {
 				return errBinary{}
 			}
+			s.BOM = bytes.HasPrefix(b, []byte(eol.BOM))
 		}
 		s.Lines += int64(bytes.Count(b, []byte{'\n'}))
+		s.CRLF += eol.CountCRLF(b, last == '\r')
 		last = b[len(b)-1]
 		s.Size += int64(len(b))
 		if visit != nil {

@@ -610,7 +610,7 @@ func Branch(ctx context.Context, ws *workspace.Workspace, req *BranchRequest) (e
 	existing, exErr := rp.r.Storer.Reference(ref)
 	if req.Create {
 		if exErr == nil {
-			return envelope.Envelope{}, envelope.Errorf(envelope.EditConflict, "branch %s already exists at %s; choose another name", req.Name, short(existing.Hash())).With("name", req.Name)
+			return envelope.Envelope{}, envelope.Errorf(envelope.EditConflict, "branch %s already exists at %s; choose another name", req.Name, short(existing.Hash())).With("name", req.Name).With("reason", "target-exists")
 		}
 		start := head
 		if req.Start != "" {
