@@ -35,8 +35,8 @@ type ReadData struct {
 	// CharsCapped: the window was cut to fit maxToolResultChars.
 	CharsCapped bool `json:"charsCapped,omitempty"`
 	// NextStart is the --start that continues after this window.
-	NextStart   int64  `json:"nextStart,omitempty"`
-	InvalidUTF8 bool   `json:"invalidUtf8,omitempty"`
+	NextStart   int64 `json:"nextStart,omitempty"`
+	InvalidUTF8 bool  `json:"invalidUtf8,omitempty"`
 	// LineEnding is lf, crlf or mixed (of the whole file; none without a
 	// line end). CRs before line ends are not shown, so text copied from
 	// content matches in an edit, which writes the file's own endings.
@@ -45,8 +45,8 @@ type ReadData struct {
 	// content and kept by edits.
 	BOM bool `json:"bom,omitempty"`
 	// NoFinalNewline: the last line has no line end (content shows it so).
-	NoFinalNewline bool `json:"noFinalNewline,omitempty"`
-	Content     string `json:"content"`
+	NoFinalNewline bool   `json:"noFinalNewline,omitempty"`
+	Content        string `json:"content"`
 
 	partialLine int64 // the last line shown was cut (0: none)
 }
