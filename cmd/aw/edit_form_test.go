@@ -1,9 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -136,4 +140,64 @@ func TestEditKeepsFileForm(t *testing.T) {
 	if r.Code == 0 || r.field(t, ".error.code") != "INVALID_INPUT" {
 		t.Errorf("replace_all with expected_matches: %s", r.Stdout)
 	}
+}
+
+// TestEditParallelAppliesLand: twelve applies at once, each replacing its
+// own line of one file without expect_sha256, all land; one pinned to a
+// stale hash still fails stale with the current hash; commit TX writes
+// exactly what was previewed or fails stale.
+func TestEditParallelAppliesLand(t *testing.T) {
+	dir := autoWorkspace(t, "")
+	const n = 12
+	var lines strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&lines, "line %02d = old\n", i)
+	}
+	path := filepath.Join(dir, "shared.txt")
+	if err := os.WriteFile(path, []byte(lines.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runAW(t, dir, nil, "inspect", "read", "shared.txt")
+	firstHash := r.field(t, ".data.sha256").(string)
+	results := make([]Result, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = runAW(t, dir, nil, "edit", "apply", "--op",
+				fmt.Sprintf(`{"type":"replace","path":"shared.txt","search":"line %02d = old","replacement":"line %02d = new"}`, i, i))
+		}(i)
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.Code != 0 {
+			t.Errorf("apply %d: exit %d: %s", i, r.Code, r.Stdout)
+		}
+	}
+	got, _ := os.ReadFile(path)
+	if want := strings.ReplaceAll(lines.String(), "old", "new"); string(got) != want {
+		t.Fatalf("after %d parallel applies:\n%s\nwant\n%s", n, got, want)
+	}
+
+	// Pinned to the hash of a read that is now stale: EDIT_CONFLICT stale,
+	// with the file's current hash.
+	r = runAW(t, dir, nil, "edit", "apply", "--op",
+		`{"type":"replace","path":"shared.txt","search":"line 00 = new","replacement":"x","expect_sha256":"`+firstHash+`"}`)
+	if r.Code != 1 || r.field(t, ".error.details.reason") != "stale" || r.field(t, ".error.details.sha256") != sha256Hex(got) {
+		t.Errorf("stale expect_sha256: %s", r.Stdout)
+	}
+	// A previewed transaction is written exactly or not at all.
+	pv := runAW(t, dir, nil, "edit", "preview", "--op", `{"type":"replace","path":"shared.txt","search":"line 01 = new","replacement":"line 01 = previewed"}`)
+	tx := pv.field(t, ".data.transactionId").(string)
+	os.WriteFile(path, append(got, "appended\n"...), 0o644)
+	r = runAW(t, dir, nil, "edit", "commit", tx)
+	if r.Code != 1 || r.field(t, ".error.details.reason") != "stale" {
+		t.Errorf("commit of a transaction whose file changed: %s", r.Stdout)
+	}
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }

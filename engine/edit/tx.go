@@ -62,7 +62,7 @@ func Apply(ctx context.Context, ws *workspace.Workspace, req *PreviewRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	env, err := commit(ws, tx)
+	env, err := commit(ws, tx, req.Operations)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
@@ -80,10 +80,14 @@ func Commit(ctx context.Context, ws *workspace.Workspace, req *TxRequest) (envel
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	return commit(ws, tx)
+	return commit(ws, tx, nil)
 }
 
-func commit(ws *workspace.Workspace, tx *Transaction) (envelope.Envelope, error) {
+// commit writes tx once the gate allows it. ops, given by apply, are the
+// operations to plan again under the store lock when the files changed
+// since the preview (see replan); commit TX passes none, so it writes
+// exactly what was previewed or fails stale.
+func commit(ws *workspace.Workspace, tx *Transaction, ops []Op) (envelope.Envelope, error) {
 	switch tx.Status {
 	case Applied:
 		env := result(ws, tx, fmt.Sprintf("Transaction %s is already applied: nothing to do (a no-op, never staged).", tx.ID))
@@ -94,7 +98,7 @@ func commit(ws *workspace.Workspace, tx *Transaction) (envelope.Envelope, error)
 		return envelope.Envelope{}, envelope.Errorf(envelope.TransactionState,
 			"transaction %s is %s and cannot be committed; preview the operations again for a new transaction", tx.ID, tx.Status).With("transactionId", tx.ID)
 	}
-	if err := verify(ws, tx, before); err != nil {
+	if err := verify(ws, tx, before); err != nil && !replannable(ops, err) {
 		return envelope.Envelope{}, err
 	}
 	d, err := gate.Check(ws, gate.Operation{
@@ -112,13 +116,57 @@ func commit(ws *workspace.Workspace, tx *Transaction) (envelope.Envelope, error)
 	if d.Staged != nil {
 		return staged(ws, tx, d.Staged)
 	}
-	if err := write(ws, tx); err != nil {
+	if d.Approval != "" {
+		ops = nil // an approval covers exactly the previewed content
+	}
+	if err := write(ws, tx, ops); err != nil {
 		return envelope.Envelope{}, err
 	}
 	if err := gate.Consume(ws, d.Approval); err != nil {
 		return envelope.Envelope{}, err
 	}
 	return result(ws, tx, ""), nil
+}
+
+// replannable says a stale transaction may be planned again: apply gave
+// its operations and none of them pins a file with expect_sha256 (a
+// pinned file that changed must fail stale).
+func replannable(ops []Op, stale error) bool {
+	var e *envelope.Error
+	if len(ops) == 0 || !errors.As(stale, &e) || e.Details["reason"] != "stale" {
+		return false
+	}
+	for _, op := range ops {
+		if op.ExpectSHA256 != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// replan plans tx's operations again, under the store lock, against the
+// files as they are now, so parallel applies that touch different parts
+// of one file each land on top of the one before. It keeps the id. A plan
+// that fails (its search text is gone) is the caller's error, and one that
+// became destructive where the first was not stays stale: the gate judged
+// the first.
+func replan(ws *workspace.Workspace, tx *Transaction, ops []Op, stale error) error {
+	p := newPlanner(ws)
+	if err := p.apply(ops); err != nil {
+		return err
+	}
+	if len(p.reasons) > 0 && !tx.Destructive {
+		return stale
+	}
+	tx.Files, tx.Directories, tx.Replacements = p.changes(), p.dirs, p.replaced
+	if tx.Files == nil {
+		tx.Files = []FileChange{}
+	}
+	if tx.Directories == nil {
+		tx.Directories = []DirChange{}
+	}
+	tx.Note = "planned again at commit: its files changed after the preview"
+	return persist(ws, tx, p)
 }
 
 // staged is the pending-approval result, carrying the planned transaction
@@ -402,7 +450,7 @@ func verify(ws *workspace.Workspace, tx *Transaction, s side) error {
 // write commits the files, all or nothing, under the store lock. The
 // journal names the transaction while files are written, so a process
 // killed half-way is undone by the next aw call (Recover).
-func write(ws *workspace.Workspace, tx *Transaction) error {
+func write(ws *workspace.Workspace, tx *Transaction, ops []Op) error {
 	unlock, err := ws.Store.Lock()
 	if err != nil {
 		return err
@@ -418,7 +466,12 @@ func write(ws *workspace.Workspace, tx *Transaction) error {
 		return envelope.Errorf(envelope.TransactionState, "transaction %s became %s while this call waited; `aw edit show %s` tells what happened", tx.ID, tx.Status, tx.ID).With("transactionId", tx.ID)
 	}
 	if err := verify(ws, tx, before); err != nil {
-		return err
+		if !replannable(ops, err) {
+			return err
+		}
+		if err := replan(ws, tx, ops, err); err != nil {
+			return err
+		}
 	}
 	contents := make([][]byte, len(tx.Files))
 	for n, f := range tx.Files {
