@@ -523,3 +523,52 @@ func TestGateApprovalRunsOnce(t *testing.T) {
 		t.Errorf("the approval is %s, want consumed", st)
 	}
 }
+
+// TestDenialBindsInEveryMode: a command the human denied, with a reason,
+// stays refused with that reason in Manual, in Plan mode under an approved
+// plan, and in Auto; a changed command is not blocked. A denied plan is
+// reported by plan current with when and why.
+func TestDenialBindsInEveryMode(t *testing.T) {
+	dir := gateWS(t, 0)
+	tok := approver(t)
+	setMode := func(mode int) {
+		cfg := fmt.Sprintf(`{"permissionMode": %d, "commands": {"allow": ["echo"]}}`, mode)
+		if err := os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setMode(0)
+	expect(t, runAW(t, dir, nil, "command", "run", "--", "echo", "deploy"), 3, "")
+	expect(t, runAWEnv(t, dir, nil, tok, "approval", "deny", "", "not on a Friday"), 0, "")
+	denied := func(mode string) {
+		t.Helper()
+		r := runAW(t, dir, nil, "command", "run", "--", "echo", "deploy")
+		expect(t, r, 1, "APPROVAL_DENIED")
+		if r.field(t, ".error.details.userReason") != "not on a Friday" || !strings.Contains(r.field(t, ".error.message").(string), "not on a Friday") {
+			t.Fatalf("%s: the denial does not carry the reason: %s", mode, r.Stdout)
+		}
+	}
+	denied("manual")
+
+	setMode(1)
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	os.WriteFile(plan, []byte(`{"title":"Release","objective":"ship","steps":["deploy"]}`), 0o644)
+	expect(t, runAW(t, dir, nil, "plan", "propose", "--input", plan), 0, "")
+	expect(t, runAWEnv(t, dir, nil, tok, "approval", "accept"), 0, "")
+	denied("plan mode with an approved plan")
+	expect(t, runAW(t, dir, nil, "command", "run", "--", "echo", "deploy", "later"), 0, "")
+
+	setMode(2)
+	denied("auto")
+	expect(t, runAW(t, dir, nil, "command", "run", "--", "echo", "other"), 0, "")
+
+	// A denied plan: plan current says so, when, and why.
+	setMode(1)
+	expect(t, runAW(t, dir, nil, "plan", "complete", "--summary", "done"), 0, "")
+	expect(t, runAW(t, dir, nil, "plan", "propose", "--input", plan), 0, "")
+	expect(t, runAWEnv(t, dir, nil, tok, "approval", "deny", "", "too risky"), 0, "")
+	r := runAW(t, dir, nil, "plan", "current")
+	if r.field(t, ".data.status") != "denied" || r.field(t, ".data.reason") != "too risky" || r.field(t, ".data.decidedAt") == nil {
+		t.Fatalf("plan current after a denied plan: %s", r.Stdout)
+	}
+}

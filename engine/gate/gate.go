@@ -96,14 +96,22 @@ func Check(ws *workspace.Workspace, op Operation) (Decision, error) {
 		return Decision{}, envelope.Errorf(envelope.ProtectedPath,
 			"%s is destructive: %s. Destructive operations need the allowDestructiveEdits setting, which is off; a human can turn it on with `aw config set allowDestructiveEdits true`", op.Title, op.Refusal).With("setting", "allowDestructiveEdits")
 	}
+	if ws.Settings.PermissionMode == Manual {
+		return stage(ws, op) // it looks for a denial under the lock
+	}
+	s, err := Load(ws, Clock())
+	if err != nil {
+		return Decision{}, err
+	}
+	// A denial binds in every mode: neither an approved plan nor Auto lets
+	// the operation the human refused run unchanged.
+	if r := s.denial(op.Hash); r != nil {
+		return Decision{}, deniedErr(r)
+	}
 	switch ws.Settings.PermissionMode {
 	case Auto:
 		return Decision{Run: true}, nil
 	case Plan:
-		s, err := Load(ws, Clock())
-		if err != nil {
-			return Decision{}, err
-		}
 		if p := s.Plan(Approved); p != nil {
 			return Decision{Run: true}, nil
 		}
@@ -116,11 +124,36 @@ func Check(ws *workspace.Workspace, op Operation) (Decision, error) {
 	return stage(ws, op)
 }
 
+// denial is the live denial of the operation with this hash, if any.
+func (s *State) denial(hash string) *Record {
+	for i := len(s.Records) - 1; i >= 0; i-- {
+		if r := &s.Records[i]; r.Kind != "plan" && r.Hash == hash && r.Status == Denied {
+			return r
+		}
+	}
+	return nil
+}
+
+// deniedErr is APPROVAL_DENIED with the human's reason, so the agent
+// learns why without another call.
+func deniedErr(r *Record) error {
+	why := ""
+	if r.Note != "" {
+		why = fmt.Sprintf(", saying %q", r.Note)
+	}
+	e := envelope.Errorf(envelope.ApprovalDenied,
+		"the user denied this exact operation (%s)%s; do not re-issue it unchanged: change it to address the reason, or ask the user", r.ID, why).With("approvalId", r.ID)
+	if r.Note != "" {
+		e = e.With("userReason", r.Note)
+	}
+	return e
+}
+
 // stage is Manual mode: an approved identical operation runs, a denied one
 // is refused, a pending one is returned as it is, anything else is staged.
 func stage(ws *workspace.Workspace, op Operation) (Decision, error) {
 	var d Decision
-	var deniedID string
+	var denied *Record
 	err := update(ws, func(s *State, now time.Time) error {
 		for i := len(s.Records) - 1; i >= 0; i-- {
 			r := &s.Records[i]
@@ -136,7 +169,8 @@ func stage(ws *workspace.Workspace, op Operation) (Decision, error) {
 				d = Decision{Run: true, Approval: r.ID}
 				return nil
 			case Denied:
-				deniedID = r.ID
+				rec := *r // a copy: prune may move the records
+				denied = &rec
 				return nil
 			case Pending:
 				d = Decision{Staged: staged(r, false)}
@@ -155,9 +189,8 @@ func stage(ws *workspace.Workspace, op Operation) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	if deniedID != "" {
-		return Decision{}, envelope.Errorf(envelope.ApprovalDenied,
-			"the user denied this exact operation (%s); do not re-issue it unchanged: change it or ask the user", deniedID).With("approvalId", deniedID)
+	if denied != nil {
+		return Decision{}, deniedErr(denied)
 	}
 	return d, nil
 }

@@ -126,6 +126,7 @@ type PlanView struct {
 	ExpiresAt   time.Time `json:"expiresAt"`
 	DecidedAt   time.Time `json:"decidedAt,omitzero"`
 	Note        string    `json:"note,omitempty"`
+	Reason      string    `json:"reason,omitempty"` // a denial's reason
 	Summary     string    `json:"summary,omitempty"`
 	Markdown    string    `json:"markdown,omitempty"`
 	Plan        *PlanDoc  `json:"plan,omitempty"`
@@ -144,6 +145,9 @@ func view(r *Record) PlanView {
 	if r.Supersedes != "" {
 		s := r.Supersedes
 		v.Supersedes = &s
+	}
+	if r.Status == Denied {
+		v.Note, v.Reason = "", r.Note // a denial's note is its reason
 	}
 	return v
 }
@@ -420,7 +424,8 @@ func Propose(ctx context.Context, ws *workspace.Workspace, req *ProposeRequest) 
 	return env, nil
 }
 
-// PlanCurrent returns the pending plan, else the approved one, else
+// PlanCurrent returns the pending plan, else the approved one, else the
+// newest plan when the human denied it (with when and why), else
 // {status: "none"}.
 func PlanCurrent(ctx context.Context, ws *workspace.Workspace, req *PlanCurrentRequest) (envelope.Envelope, error) {
 	now := Clock()
@@ -431,6 +436,11 @@ func PlanCurrent(ctx context.Context, ws *workspace.Workspace, req *PlanCurrentR
 	r := s.Plan(Pending)
 	if r == nil {
 		r = s.Plan(Approved)
+	}
+	if r == nil {
+		if newest := s.Newest(func(r *Record) bool { return r.Kind == "plan" }); len(newest) > 0 && newest[0].Status == Denied {
+			r = &newest[0]
+		}
 	}
 	if r == nil {
 		summary := "No plan is pending or approved."
@@ -458,6 +468,12 @@ func planSummary(ws *workspace.Workspace, v *PlanView, now time.Time) string {
 			return head + " Manual mode: the plan is a shared checklist; each mutating call is still staged for its own /accept."
 		}
 		return head + fmt.Sprintf(" Mutating calls run until `aw plan complete %s`; it expires %s.", v.PlanID, v.ExpiresAt.UTC().Format(time.RFC3339))
+	case Denied:
+		why := "without a reason"
+		if v.Reason != "" {
+			why = fmt.Sprintf("saying %q", v.Reason)
+		}
+		return head + fmt.Sprintf(" The user denied it %s ago, %s. Do not propose it again unchanged: revise it to address that, or ask the user.", age(now.Sub(v.DecidedAt)), why)
 	}
 	return head
 }
