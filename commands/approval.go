@@ -90,16 +90,17 @@ func (a *app) decideCmd(action, use string, fill func(req any, id, text string))
 	})
 }
 
-// confirm shows the human what is decided and reads one line from stdin:
-// only y or yes (any case) agrees. The question goes to stderr when it is
-// a terminal, so -o json keeps stdout one envelope.
+// confirm shows the human what is decided on the controlling terminal and
+// reads one line from it: only y or yes (any case) agrees. stdout keeps
+// just the envelope, and may be piped.
 func (a *app) confirm(prompt string) bool {
-	w := a.io.Out
-	if a.io.Terminal(a.io.Err) {
-		w = a.io.Err
+	tty, err := a.io.TTY()
+	if err != nil {
+		return false
 	}
-	fmt.Fprint(w, prompt)
-	line, err := bufio.NewReader(a.io.In).ReadString('\n')
+	defer tty.Close()
+	fmt.Fprint(tty, prompt)
+	line, err := bufio.NewReader(tty).ReadString('\n')
 	if err != nil && err != io.EOF {
 		return false
 	}

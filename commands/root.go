@@ -42,6 +42,9 @@ type IO struct {
 	Dir    string // working directory
 	// Terminal reports whether the stream is a terminal (stdin, stdout, stderr).
 	Terminal func(f any) bool
+	// TTY opens the controlling terminal (/dev/tty), where a human verb
+	// asks its question and reads the answer; nil when there is none.
+	TTY func() (io.ReadWriteCloser, error)
 }
 
 // OSIO returns the real process streams.
@@ -51,7 +54,23 @@ func OSIO() IO {
 		Terminal: func(f any) bool {
 			file, ok := f.(*os.File)
 			return ok && term.IsTerminal(int(file.Fd()))
-		}}
+		},
+		TTY: func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) },
+	}
+}
+
+// human says a human is at the controlling terminal: stdin is a terminal
+// and /dev/tty opens. stdout may be piped (aw approval accept > log).
+func (a *app) human() bool {
+	if a.io.TTY == nil || !a.io.Terminal(a.io.In) {
+		return false
+	}
+	tty, err := a.io.TTY()
+	if err != nil {
+		return false
+	}
+	tty.Close()
+	return true
 }
 
 // app is one invocation: global flags, streams, and the envelope it produced.

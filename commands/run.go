@@ -129,7 +129,7 @@ func (a *app) openWorkspace() (*workspace.Workspace, error) {
 		root = a.io.Getenv("AW_ROOT")
 	}
 	caller := workspace.Caller{
-		Terminal:      a.io.Terminal(a.io.In) && a.io.Terminal(a.io.Out),
+		Terminal:      a.human(),
 		ApproverToken: a.io.Getenv("AW_APPROVER_TOKEN"),
 	}
 	if caller.Terminal {

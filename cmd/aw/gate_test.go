@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,24 +158,32 @@ func TestApprovalVerbs(t *testing.T) {
 // with answer, and returns everything the terminal showed.
 func ptyRun(t *testing.T, dir string, env []string, answer string, args ...string) string {
 	t.Helper()
+	return ptyRunTo(t, dir, env, answer, nil, args...)
+}
+
+// ptyRunTo is ptyRun with stdout going to out instead of the terminal, as
+// when a human pipes `aw approval accept > log`.
+func ptyRunTo(t *testing.T, dir string, env []string, answer string, out io.Writer, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(awBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AW_ROOT=", "AW_APPROVER_TOKEN=")
 	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdout = out
 	tty, err := pty.Start(cmd)
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
 	defer tty.Close()
 	var mu sync.Mutex
-	var out bytes.Buffer
+	var screen bytes.Buffer
 	done := make(chan struct{})
 	go func() {
 		buf := make([]byte, 4096)
 		for {
 			n, err := tty.Read(buf)
 			mu.Lock()
-			out.Write(buf[:n])
+			screen.Write(buf[:n])
 			mu.Unlock()
 			if err != nil {
 				close(done)
@@ -182,7 +191,7 @@ func ptyRun(t *testing.T, dir string, env []string, answer string, args ...strin
 			}
 		}
 	}()
-	shown := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+	shown := func() string { mu.Lock(); defer mu.Unlock(); return screen.String() }
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(shown(), "[y/N]") {
 		if time.Now().After(deadline) {
@@ -249,6 +258,18 @@ func TestApprovalTerminalConfirm(t *testing.T) {
 	}
 	if st := state(t, dir); st[id].Status != gate.Approved {
 		t.Fatalf("after y the record is %s", st[id].Status)
+	}
+
+	// stdout piped to a file: the question is still asked on the
+	// controlling terminal, and the file holds only the envelope.
+	id3 := stage(t, dir, "command", "run make", "make release")
+	var piped bytes.Buffer
+	shown = ptyRunTo(t, dir, noToken, "y", &piped, "approval", "accept", id3)
+	if !strings.Contains(shown, "Accept "+id3+"? [y/N]") {
+		t.Fatalf("no question on the terminal with stdout piped: %q", shown)
+	}
+	if err := json.Unmarshal(piped.Bytes(), &env); err != nil || env["data"].(map[string]any)["status"] != "approved" {
+		t.Fatalf("piped stdout is not the one envelope of an accept: %v %q", err, piped.String())
 	}
 
 	// deny on the terminal too.
