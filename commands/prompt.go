@@ -64,7 +64,7 @@ prints nothing on stdout, the error on stderr, and exits 1 (2 for bad input).`,
 				return nil
 			}
 			a.result = &env
-			if res, ok := env.Data.(gate.PromptResult); ok && env.OK {
+			if res, ok := env.Payload().(gate.PromptResult); ok && env.OK {
 				fmt.Fprint(a.io.Out, res.Message)
 				return nil
 			}

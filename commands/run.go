@@ -111,7 +111,7 @@ func (a *app) dispatch(cmd *cobra.Command, row *dispatch.Action, req any) {
 	for _, w := range ws.Warnings {
 		a.warn("%s", w)
 	}
-	a.emit(row.Run(cmd.Context(), ws, req))
+	a.emit(row.Run(cmd.Context(), ws, req)) // Run puts the warnings in the envelope too
 }
 
 // openWorkspace applies the global flags. --root and AW_ROOT choose where;

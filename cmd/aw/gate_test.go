@@ -593,3 +593,34 @@ func TestDenialBindsInEveryMode(t *testing.T) {
 		t.Fatalf("plan current after a denied plan: %s", r.Stdout)
 	}
 }
+
+// TestWarningsReachTheEnvelope: a user config aw ignores (here: planted
+// inside the workspace) is reported in retention.facts and data.warnings
+// of the call's envelope, not only on a terminal's stderr; a pending
+// approval stays exit 3 with its warning.
+func TestWarningsReachTheEnvelope(t *testing.T) {
+	dir := gateWS(t, 0)
+	planted := filepath.Join(dir, "cfg")
+	os.MkdirAll(filepath.Join(planted, "aw"), 0o700)
+	os.WriteFile(filepath.Join(planted, "aw", "config.json"), []byte(`{"permissionMode": 2}`), 0o600)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x\n"), 0o644)
+	env := []string{"XDG_CONFIG_HOME=" + planted}
+	for _, args := range [][]string{
+		{"inspect", "read", "a.txt"},
+		{"edit", "apply", "--op", `{"type":"create","path":"b.txt","content":"y"}`},
+		{"inspect", "read", "missing.txt"},
+	} {
+		r := runAWEnv(t, dir, nil, env, args...)
+		ws, ok := r.Env["data"].(map[string]any)["warnings"].([]any)
+		if !ok || len(ws) != 1 || !strings.Contains(ws[0].(string), "ignoring user config") {
+			t.Fatalf("aw %v: data.warnings %v: %s", args, r.Env["data"], r.Stdout)
+		}
+		facts := fmt.Sprint(r.field(t, ".retention.facts"))
+		if !strings.Contains(facts, "warning: ignoring user config") {
+			t.Fatalf("aw %v: facts %s", args, facts)
+		}
+		if args[0] == "edit" && (r.Code != 3 || r.field(t, ".data.status") != "pending_approval") {
+			t.Fatalf("the planted config's Auto mode was used, or the staged call lost exit 3: %d %s", r.Code, r.Stdout)
+		}
+	}
+}

@@ -104,6 +104,13 @@ func ToolNames() []string {
 // Run checks what every action shares (tool enabled, tier cap) and runs it.
 // It always returns an envelope: errors become failed envelopes.
 func (a *Action) Run(ctx context.Context, ws *workspace.Workspace, req any) envelope.Envelope {
+	env := a.checked(ctx, ws, req)
+	env.Warn(ws.Warnings)
+	return env
+}
+
+// checked runs the action once its tool, tier and recovery allow it.
+func (a *Action) checked(ctx context.Context, ws *workspace.Workspace, req any) envelope.Envelope {
 	if a.Tool.Enabled != nil {
 		if ok, setting := a.Tool.Enabled(&ws.Settings); !ok {
 			return envelope.Fail(a.Operation(), envelope.Errorf(envelope.ToolDisabled,

@@ -4,6 +4,8 @@
 package envelope
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -139,6 +141,62 @@ func Fail(operation string, err error) Envelope {
 // Fact appends retention facts.
 func (e *Envelope) Fact(format string, args ...any) {
 	e.Retention.Facts = append(e.Retention.Facts, fmt.Sprintf(format, args...))
+}
+
+// Warn records problems that did not stop the call (an ignored user config
+// or token file) where a harness sees them: in retention.facts and as
+// data.warnings (when data is an object, or there is none).
+func (e *Envelope) Warn(warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	for _, w := range warnings {
+		e.Fact("warning: %s", w)
+	}
+	e.Data = warned{e.Data, warnings}
+}
+
+// warned is data with warnings added; it stays a pending approval when
+// the data was one.
+type warned struct {
+	data     any
+	warnings []string
+}
+
+// Payload is the action's own data, without warnings added by Warn.
+func (e Envelope) Payload() any {
+	if w, ok := e.Data.(warned); ok {
+		return w.data
+	}
+	return e.Data
+}
+
+func (w warned) PendingApproval() bool {
+	p, ok := w.data.(interface{ PendingApproval() bool })
+	return ok && p.PendingApproval()
+}
+
+func (w warned) MarshalJSON() ([]byte, error) {
+	list, err := json.Marshal(w.warnings)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(w.data)
+	if err != nil {
+		return nil, err
+	}
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case string(raw) == "null":
+		return append(append([]byte(`{"warnings":`), list...), '}'), nil
+	case len(raw) < 2 || raw[0] != '{':
+		return raw, nil // not an object: the facts carry them
+	case string(raw) == "{}":
+		return append(append([]byte(`{"warnings":`), list...), '}'), nil
+	}
+	out := append([]byte(`{"warnings":`), list...)
+	out = append(out, ',')
+	return append(out, raw[1:]...), nil
 }
 
 // Omit declares data paths to drop when the transcript is compacted.
