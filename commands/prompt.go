@@ -54,10 +54,14 @@ prints nothing on stdout, the error on stderr, and exits 1 (2 for bad input).`,
 			if ws, err := a.openWorkspace(); err != nil {
 				env = envelope.Fail(row.Operation(), err)
 			} else {
-				for _, w := range ws.Warnings {
-					a.warn("%s", w)
-				}
 				env = row.Run(cmd.Context(), ws, req)
+				if !text {
+					env = a.warned(ws, env)
+				} else {
+					for _, w := range ws.Warnings {
+						fmt.Fprintf(a.io.Err, "aw prompt: warning: %s\n", w)
+					}
+				}
 			}
 			if !text {
 				a.emit(env)

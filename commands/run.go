@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 
@@ -108,10 +109,34 @@ func (a *app) dispatch(cmd *cobra.Command, row *dispatch.Action, req any) {
 		a.emit(envelope.Fail(row.Operation(), err))
 		return
 	}
+	a.emit(a.warned(ws, row.Run(cmd.Context(), ws, req)))
+}
+
+// warned shows the workspace's warnings (an ignored user config or token
+// file) on a terminal's stderr and puts them in the envelope as
+// data.warnings and a fact, so a caller reading only JSON sees them too.
+func (a *app) warned(ws *workspace.Workspace, env envelope.Envelope) envelope.Envelope {
+	if len(ws.Warnings) == 0 {
+		return env
+	}
 	for _, w := range ws.Warnings {
 		a.warn("%s", w)
+		env.Fact("warning: %s", w)
 	}
-	a.emit(row.Run(cmd.Context(), ws, req))
+	list, _ := json.Marshal(ws.Warnings)
+	data, err := json.Marshal(env.Data)
+	switch {
+	case env.Data == nil || string(data) == "null":
+		env.Data = json.RawMessage(`{"warnings":` + string(list) + `}`)
+	case err == nil && len(data) > 1 && data[0] == '{':
+		// Spliced in front, so the data keeps its own key order.
+		sep := ","
+		if string(data) == "{}" {
+			sep = ""
+		}
+		env.Data = json.RawMessage(`{"warnings":` + string(list) + sep + string(data[1:]))
+	}
+	return env
 }
 
 // openWorkspace applies the global flags. --root and AW_ROOT choose where;

@@ -160,13 +160,11 @@ func (s *Server) settingsFiles() []string {
 	if o.ConfigHome != "" {
 		files = append(files, filepath.Join(o.ConfigHome, "aw", "config.json"))
 	}
-	root := o.Root
-	if root == "" {
-		root = workspace.Discover(o.WorkingDir)
-	} else if !filepath.IsAbs(root) {
-		root = filepath.Join(o.WorkingDir, root)
+	loc, err := workspace.Locate(o)
+	if err != nil {
+		return files
 	}
-	return append(files, filepath.Join(root, workspace.StateDir, "config.json"))
+	return append(files, filepath.Join(loc.Root, workspace.StateDir, "config.json"))
 }
 
 // open opens the workspace as every call does.
