@@ -94,12 +94,23 @@ func firstHidden(s string, block bool) int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || Hidden(r) {
+		if (r == utf8.RuneError && size == 1) || mayHide(c) && Hidden(r) {
 			return i
 		}
 		i += size
 	}
 	return -1
+}
+
+// mayHide reports whether a UTF-8 lead byte can begin a Hidden rune
+// (U+0080–U+00AD, U+061C, U+115F–U+180E, U+200B–U+206F, U+3164,
+// U+FEFF–U+FFFB, the tag planes): the scan decodes nothing else further.
+func mayHide(c byte) bool {
+	switch c {
+	case 0xc2, 0xd8, 0xe1, 0xe2, 0xe3, 0xef, 0xf3:
+		return true
+	}
+	return false
 }
 
 func escapeRune(r rune) string {
@@ -143,8 +154,15 @@ func JSON(doc []byte) []byte {
 			i++
 			continue
 		}
+		if c == 0x7f {
+			break
+		}
+		if !mayHide(c) {
+			i++ // a continuation byte or a lead byte of something visible
+			continue
+		}
 		r, size := utf8.DecodeRune(doc[i:])
-		if c == 0x7f || Hidden(r) {
+		if Hidden(r) {
 			break
 		}
 		i += size
