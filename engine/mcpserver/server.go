@@ -29,6 +29,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/schema"
 	"github.com/agentic-workspace/aw/engine/workspace"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 // StatusTool is the one tool offered when the workspace cannot be opened
@@ -387,13 +388,15 @@ func (s *Server) offer(staged envelope.Envelope) *mcp.CallToolResult {
 	resume, _ := json.Marshal(a.Resume.Arguments)
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "The agent asks to run a %s that needs your approval (%s).\n\n", a.Kind, a.ID)
-	fmt.Fprintf(&msg, "%s\n", a.Title)
+	// The client shows this to the human, often on a terminal: what the
+	// agent wrote is shown escaped, one line per field.
+	fmt.Fprintf(&msg, "%s\n", visible.Line(a.Title))
 	if a.Destructive {
 		msg.WriteString("Destructive: it deletes, moves or overwrites existing content.\n")
 	}
-	fmt.Fprintf(&msg, "Once approved, the agent runs: %s %s\n", a.Resume.Tool, resume)
+	fmt.Fprintf(&msg, "Once approved, the agent runs: %s %s\n", a.Resume.Tool, visible.Line(string(resume)))
 	if review := reviewOf(a.ID, s); review != "" {
-		fmt.Fprintf(&msg, "\n%s\n", review)
+		fmt.Fprintf(&msg, "\n%s\n", visible.Block(review))
 	}
 	msg.WriteString("\nAccept or deny it here (as `aw approval accept|deny` would), or dismiss this form to decide later in your terminal.")
 	return &mcp.CallToolResult{
