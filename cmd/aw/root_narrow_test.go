@@ -73,6 +73,14 @@ func TestRootNarrowKeepsPolicy(t *testing.T) {
 			t.Errorf("%s exists: a narrowed call wrote or kept state outside the workspace's .agentic/", p)
 		}
 	}
+	// A symlink inside that leads out is judged by where it leads.
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, ".agentic", "config.json"), `{"permissionMode": 2, "denyPaths": []}`)
+	if err := os.Symlink(other, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, runAW(t, dir, nil, "--root", "out", "inspect", "list"), 1, "PATH_ESCAPE")
+	expect(t, runAWEnv(t, dir, nil, []string{"AW_ROOT=out/."}, "inspect", "list"), 1, "PATH_ESCAPE")
 	// --scope must stay inside what --root narrowed to.
 	expect(t, runAW(t, dir, nil, "--root", "sub", "--scope", ".", "inspect", "list"), 1, "PATH_ESCAPE")
 	os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o755)
