@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/dispatch"
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 func (a *app) approvalCmd() *cobra.Command {
@@ -99,7 +100,9 @@ func (a *app) confirm(prompt string) bool {
 		return false
 	}
 	defer tty.Close()
-	fmt.Fprint(tty, prompt)
+	// The screen is built from what the agent staged: its control
+	// characters are shown, never obeyed.
+	fmt.Fprint(tty, visible.Block(prompt))
 	line, err := bufio.NewReader(tty).ReadString('\n')
 	if err != nil && err != io.EOF {
 		return false

@@ -35,8 +35,10 @@ reconnects through the DevTools websocket recorded in
   aw browser list
   aw browser close SESSION
 
-control is gated like any mutation (kind "browser"); open, read, list and
-close are not. Only http and https URLs are visited, and, unless
+open with a URL and control are gated as web egress (kind "browser"), the
+same decision as aw research fetch: Manual stages them, Plan needs an
+approved plan, Auto runs them. open without a URL, read, list and close are
+not gated. Only http and https URLs are visited, and, unless
 research.allowPrivateNetwork is on, never loopback, private, link-local or
 unspecified addresses: the URL's resolved address is checked before
 navigating, and while an aw call is attached every request of the page

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/compact"
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 func (a *app) envelopeCmd() *cobra.Command {
@@ -73,7 +74,7 @@ Go can import github.com/agentic-workspace/aw/engine/compact instead.`,
 				outs = append(outs, res.JSON)
 			}
 			for _, o := range outs {
-				if _, err := fmt.Fprintf(a.io.Out, "%s\n", o); err != nil {
+				if _, err := fmt.Fprintf(a.io.Out, "%s\n", visible.JSON(o)); err != nil {
 					a.exitCode = ExitFailed
 					return nil
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/dispatch"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 func (a *app) promptCmd() *cobra.Command {
@@ -54,10 +55,12 @@ prints nothing on stdout, the error on stderr, and exits 1 (2 for bad input).`,
 			if ws, err := a.openWorkspace(); err != nil {
 				env = envelope.Fail(row.Operation(), err)
 			} else {
-				for _, w := range ws.Warnings {
-					a.warn("%s", w)
+				env = row.Run(cmd.Context(), ws, req) // with the warnings in it
+				if text {
+					for _, w := range ws.Warnings {
+						fmt.Fprintf(a.io.Err, "aw prompt: warning: %s\n", visible.Line(w))
+					}
 				}
-				env = row.Run(cmd.Context(), ws, req)
 			}
 			if !text {
 				a.emit(env)
@@ -65,11 +68,16 @@ prints nothing on stdout, the error on stderr, and exits 1 (2 for bad input).`,
 			}
 			a.result = &env
 			if res, ok := env.Payload().(gate.PromptResult); ok && env.OK {
-				fmt.Fprint(a.io.Out, res.Message)
+				msg := res.Message
+				if a.io.Terminal(a.io.Out) {
+					// A human reads it: show what the blocks carry.
+					msg = visible.Block(msg)
+				}
+				fmt.Fprint(a.io.Out, msg)
 				return nil
 			}
 			if env.Error != nil {
-				fmt.Fprintf(a.io.Err, "aw prompt: %s: %s\n", env.Error.Code, env.Error.Message)
+				fmt.Fprintf(a.io.Err, "aw prompt: %s: %s\n", env.Error.Code, visible.Line(env.Error.Message))
 			}
 			return nil
 		},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/output"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 // Version is set at build time (-ldflags "-X .../commands.Version=v1.2.3").
@@ -308,7 +309,7 @@ func (a *app) emit(env envelope.Envelope) {
 // warn writes a line to stderr, only when stderr is a terminal (SPEC §3.3).
 func (a *app) warn(format string, args ...any) {
 	if a.io.Terminal(a.io.Err) {
-		fmt.Fprintf(a.io.Err, "aw: "+format+"\n", args...)
+		fmt.Fprintf(a.io.Err, "aw: %s\n", visible.Line(fmt.Sprintf(format, args...)))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 // Format says how to render.
@@ -31,19 +32,28 @@ func Render(w io.Writer, env envelope.Envelope, f Format) error {
 
 // JSON writes env as one JSON document and a newline. HTML escaping is off:
 // envelopes carry code, and "<" must stay "<" for a program reading it.
+// Characters a terminal would obey or hide are \u-escaped (visible.JSON), so
+// the document decodes to the same envelope and prints harmlessly.
 func JSON(w io.Writer, env envelope.Envelope, pretty bool) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if pretty {
 		enc.SetIndent("", "  ")
 	}
-	return enc.Encode(env)
+	if err := enc.Encode(env); err != nil {
+		return err
+	}
+	_, err := w.Write(visible.JSON(buf.Bytes()))
+	return err
 }
 
+// table is the human view. Every string in it went through visible.Line (cells,
+// keys, the summary) or visible.Block (multi-line text: diffs, reviews, output).
 func table(w io.Writer, env envelope.Envelope) error {
-	fmt.Fprintln(w, env.Summary)
+	fmt.Fprintln(w, visible.Line(env.Summary))
 	if env.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", env.Error.Code, env.Error.Message)
+		fmt.Fprintf(w, "error %s: %s\n", visible.Line(string(env.Error.Code)), visible.Line(env.Error.Message))
 	}
 	data, err := ordered(env.Data)
 	if err != nil || data == nil {
@@ -57,7 +67,7 @@ func table(w io.Writer, env envelope.Envelope) error {
 			if len(v) == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s:\n", kv.key)
+			fmt.Fprintf(w, "\n%s:\n", visible.Line(kv.key))
 			if err := list(w, v); err != nil {
 				return err
 			}
@@ -74,18 +84,18 @@ func table(w io.Writer, env envelope.Envelope) error {
 	if len(scalars) > 0 {
 		t := newTable(w)
 		for _, s := range scalars {
-			t.Append([]string{s[0], s[1]})
+			t.Append([]string{visible.Line(s[0]), visible.Line(s[1])})
 		}
 		t.Render()
 	}
 	for _, t := range texts {
-		fmt.Fprintf(w, "\n%s:\n%s", t[0], t[1])
+		fmt.Fprintf(w, "\n%s:\n%s", visible.Line(t[0]), visible.Block(t[1]))
 		if !strings.HasSuffix(t[1], "\n") {
 			fmt.Fprintln(w)
 		}
 	}
 	for _, a := range env.Artifacts {
-		fmt.Fprintf(w, "artifact %s (%d bytes): %s\n", a.Path, a.Bytes, a.Description)
+		fmt.Fprintf(w, "artifact %s (%d bytes): %s\n", visible.Line(a.Path), a.Bytes, visible.Line(a.Description))
 	}
 	return nil
 }
@@ -99,7 +109,7 @@ func list(w io.Writer, items []any) error {
 	for _, it := range items {
 		m, ok := it.([]kv)
 		if !ok {
-			fmt.Fprintln(w, cell(it))
+			fmt.Fprintln(w, visible.Line(cell(it)))
 			continue
 		}
 		row := map[string]any{}
@@ -116,11 +126,15 @@ func list(w io.Writer, items []any) error {
 		return nil
 	}
 	t := newTable(w)
-	t.SetHeader(cols)
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = visible.Line(c)
+	}
+	t.SetHeader(header)
 	for _, r := range rows {
 		line := make([]string, len(cols))
 		for i, c := range cols {
-			line[i] = cell(r[c])
+			line[i] = visible.Line(cell(r[c]))
 		}
 		t.Append(line)
 	}

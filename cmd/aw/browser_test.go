@@ -330,15 +330,17 @@ func TestBrowserGuardWhileAttached(t *testing.T) {
 }
 
 // TestBrowserGate: control is gated (Manual stages the exact call, Plan
-// needs a plan); open, read, list and close are not.
+// needs a plan); read, list and close are not. open with a URL is gated
+// too (TestBrowserOpenGate), so the session is opened in Auto mode.
 func TestBrowserGate(t *testing.T) {
 	requireChromium(t)
 	srv := site(t)
-	dir := browserWorkspace(t, 0, "")
+	dir := browserWorkspace(t, 2, "")
 	r := runAW(t, dir, nil, "browser", "open", srv.URL+"/")
-	okEnv(t, r, "open in Manual mode")
+	okEnv(t, r, "open in Auto mode")
 	id := pageField(t, r, ".data.sessionId")
 	defer runAW(t, dir, nil, "browser", "close", id)
+	writeBrowserConfig(t, dir, 0, true, "")
 	okEnv(t, runAW(t, dir, nil, "browser", "read", id), "read in Manual mode")
 	okEnv(t, runAW(t, dir, nil, "browser", "list"), "list in Manual mode")
 

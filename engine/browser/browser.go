@@ -8,8 +8,9 @@
 // Security: every URL aw is asked to visit must be http(s) and, unless
 // research.allowPrivateNetwork is on, resolve to public addresses only;
 // while a call is attached, every request of the page (subresources and
-// redirect hops included) is paused and checked the same way. control is
-// gated (kind "browser"); evaluate needs browser.allowEvaluate. The page's
+// redirect hops included) is paused and checked the same way. open with a
+// URL and every control type are gated (kind "browser": web egress, decided
+// like a research fetch); evaluate needs browser.allowEvaluate. The page's
 // content is data: nothing in it changes policy. The package never prints.
 //
 // What the request check does not cover, by construction: requests a page
@@ -154,6 +155,13 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 		}
 		req.URL = u
 	}
+	approval, staged, err := gateOpen(ws, req)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	if staged != nil {
+		return *staged, nil
+	}
 	exe, err := Executable(ws.Settings.Browser.Executable)
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -191,6 +199,12 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 		nctx, cancel := context.WithTimeout(t.ctx, navTimeout)
 		err = t.navigate(nctx, req.URL)
 		cancel()
+		// The page was requested: the egress the approval allowed happened.
+		if cerr := gate.Consume(ws, approval); cerr != nil {
+			t.close()
+			end(ws.Store, sess)
+			return envelope.Envelope{}, cerr
+		}
 		res.URL, res.Title = t.where(t.ctx)
 		res.Blocked = guard.Blocked()
 		t.close()
@@ -217,6 +231,33 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 	env.Fact("browser session %s open at %s (pid %d)", id, envelope.Clip(res.URL, 200), p.pid)
 	factReaped(&env, reaped)
 	return env, nil
+}
+
+// gateOpen gates an open with a URL as web egress (kind "browser"), the
+// same decision as a research fetch of that URL: Manual stages it, Plan
+// needs an approved plan, Auto runs it. An open without a URL reaches no
+// network and is not gated. It runs before Chromium starts, so a staged
+// or refused open leaves no process and no profile behind.
+func gateOpen(ws *workspace.Workspace, req *OpenRequest) (string, *envelope.Envelope, error) {
+	if req.URL == "" {
+		return "", nil, nil
+	}
+	args := map[string]any{"action": "open", "url": req.URL}
+	d, err := gate.Check(ws, gate.Operation{
+		Kind:   "browser",
+		Title:  envelope.Clip("Browser open "+req.URL, 200),
+		Hash:   gate.Hash(args),
+		Resume: gate.Resume{Tool: "workspace_browser", Arguments: args},
+		Review: "start a browser session and load " + req.URL,
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if d.Staged != nil {
+		env := gate.StagedEnvelope(d.Staged, ws.Settings.PermissionMode)
+		return "", &env, nil
+	}
+	return d.Approval, nil, nil
 }
 
 // navTimeout bounds a page load.

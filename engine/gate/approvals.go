@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 // MaxTextChars bounds every free-text field a caller hands the gate (plan
@@ -444,13 +445,15 @@ func confirmText(ws *workspace.Workspace, r *Record, to string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %s?\n", verb, labelOf(*r), r.ID)
 	fmt.Fprintf(&b, "  kind:        %s\n", r.Kind)
-	fmt.Fprintf(&b, "  title:       %s\n", r.Title)
+	// One line each: a newline in what the agent staged must not forge
+	// another line of this screen.
+	fmt.Fprintf(&b, "  title:       %s\n", visible.Line(r.Title))
 	if r.Destructive {
 		fmt.Fprintf(&b, "  destructive: yes (it deletes, moves or overwrites existing content)\n")
 	}
 	fmt.Fprintf(&b, "  created:     %s (expires %s)\n", r.CreatedAt.Local().Format(time.DateTime), r.ExpiresAt.Local().Format(time.DateTime))
 	if r.Resume != nil {
-		fmt.Fprintf(&b, "  resumes as:  %s\n", resumeCall(r.Resume))
+		fmt.Fprintf(&b, "  resumes as:  %s\n", visible.Line(resumeCall(r.Resume)))
 	}
 	text, src, truncated := reviewText(ws, r, ws.Settings.MaxToolResultChars)
 	if text != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 // PromptRequest is one user message.
@@ -129,7 +130,7 @@ func approvalBlock(ws *workspace.Workspace, d *DecisionResult) string {
 	b.WriteString("<agentic-approval>\n")
 	switch {
 	case d.Status == Approved && d.Kind == "plan":
-		fmt.Fprintf(&b, "The user accepted plan %s: %s.\n", d.ID, d.Title)
+		fmt.Fprintf(&b, "The user accepted plan %s: %s.\n", d.ID, visible.Line(d.Title))
 		if d.Note != "" {
 			fmt.Fprintf(&b, "Note from the user: %s\n", d.Note)
 		}
@@ -139,7 +140,7 @@ func approvalBlock(ws *workspace.Workspace, d *DecisionResult) string {
 			fmt.Fprintf(&b, "Carry out the plan (%s) now: mutating calls run until you call workspace_plan {\"action\":\"complete\",\"plan_id\":%q}.\n", d.PlanPath, d.ID)
 		}
 	case d.Status == Approved:
-		fmt.Fprintf(&b, "The user accepted %s (%s): %s.\n", d.ID, d.Kind, d.Title)
+		fmt.Fprintf(&b, "The user accepted %s (%s): %s.\n", d.ID, d.Kind, visible.Line(d.Title))
 		if d.Note != "" {
 			fmt.Fprintf(&b, "Note from the user: %s\n", d.Note)
 		}
@@ -149,7 +150,7 @@ func approvalBlock(ws *workspace.Workspace, d *DecisionResult) string {
 		if d.Kind == "plan" {
 			what = "plan " + d.ID
 		}
-		fmt.Fprintf(&b, "The user denied %s: %s.\n", what, d.Title)
+		fmt.Fprintf(&b, "The user denied %s: %s.\n", what, visible.Line(d.Title))
 		if d.Reason != "" {
 			fmt.Fprintf(&b, "Reason: %s\n", d.Reason)
 		} else {
@@ -188,10 +189,10 @@ func modeBlock(ws *workspace.Workspace, now time.Time) (string, error) {
 		b.WriteString(" Mutating calls need a plan the user approved.\n")
 		if p := s.Plan(Pending); p != nil {
 			fmt.Fprintf(&b, "Pending plan %s (revision %d, proposed %s ago): %s. It waits for the user's /accept %s; run no mutating call until then.\n",
-				p.ID, p.Revision, age(now.Sub(p.CreatedAt)), clip(p.Title, ModeTitleBytes), p.ID)
+				p.ID, p.Revision, age(now.Sub(p.CreatedAt)), clip(visible.Line(p.Title), ModeTitleBytes), p.ID)
 		} else if p := s.Plan(Approved); p != nil {
 			fmt.Fprintf(&b, "Approved plan %s (revision %d, proposed %s ago, approved %s ago, expires in %s): %s. Mutating calls run until workspace_plan complete.\n",
-				p.ID, p.Revision, age(now.Sub(p.CreatedAt)), age(now.Sub(p.DecidedAt)), age(p.ExpiresAt.Sub(now)), clip(p.Title, ModeTitleBytes))
+				p.ID, p.Revision, age(now.Sub(p.CreatedAt)), age(now.Sub(p.DecidedAt)), age(p.ExpiresAt.Sub(now)), clip(visible.Line(p.Title), ModeTitleBytes))
 		} else {
 			b.WriteString("No plan is pending or approved: propose one with workspace_plan (action propose) and stop until the user accepts it.\n")
 		}
@@ -208,7 +209,7 @@ func modeBlock(ws *workspace.Workspace, now time.Time) (string, error) {
 				fmt.Fprintf(&b, "… and %d more (aw approval list)\n", len(pending)-MaxModeApprovals)
 				break
 			}
-			fmt.Fprintf(&b, "%d. %s (%s): %s\n", i+1, r.ID, r.Kind, clip(r.Title, ModeTitleBytes))
+			fmt.Fprintf(&b, "%d. %s (%s): %s\n", i+1, r.ID, r.Kind, clip(visible.Line(r.Title), ModeTitleBytes))
 		}
 	}
 	b.WriteString("</agentic-mode>")

@@ -29,6 +29,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/schema"
 	"github.com/agentic-workspace/aw/engine/workspace"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 // StatusTool is the one tool offered when the workspace cannot be opened
@@ -160,13 +161,11 @@ func (s *Server) settingsFiles() []string {
 	if o.ConfigHome != "" {
 		files = append(files, filepath.Join(o.ConfigHome, "aw", "config.json"))
 	}
-	root := o.Root
-	if root == "" {
-		root = workspace.Discover(o.WorkingDir)
-	} else if !filepath.IsAbs(root) {
-		root = filepath.Join(o.WorkingDir, root)
+	loc, err := workspace.Locate(o)
+	if err != nil {
+		return files
 	}
-	return append(files, filepath.Join(root, workspace.StateDir, "config.json"))
+	return append(files, filepath.Join(loc.Root, workspace.StateDir, "config.json"))
 }
 
 // open opens the workspace as every call does.
@@ -389,13 +388,15 @@ func (s *Server) offer(staged envelope.Envelope) *mcp.CallToolResult {
 	resume, _ := json.Marshal(a.Resume.Arguments)
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "The agent asks to run a %s that needs your approval (%s).\n\n", a.Kind, a.ID)
-	fmt.Fprintf(&msg, "%s\n", a.Title)
+	// The client shows this to the human, often on a terminal: what the
+	// agent wrote is shown escaped, one line per field.
+	fmt.Fprintf(&msg, "%s\n", visible.Line(a.Title))
 	if a.Destructive {
 		msg.WriteString("Destructive: it deletes, moves or overwrites existing content.\n")
 	}
-	fmt.Fprintf(&msg, "Once approved, the agent runs: %s %s\n", a.Resume.Tool, resume)
+	fmt.Fprintf(&msg, "Once approved, the agent runs: %s %s\n", a.Resume.Tool, visible.Line(string(resume)))
 	if review := reviewOf(a.ID, s); review != "" {
-		fmt.Fprintf(&msg, "\n%s\n", review)
+		fmt.Fprintf(&msg, "\n%s\n", visible.Block(review))
 	}
 	msg.WriteString("\nAccept or deny it here (as `aw approval accept|deny` would), or dismiss this form to decide later in your terminal.")
 	return &mcp.CallToolResult{

@@ -58,15 +58,23 @@ func newJail(root, scope string, s *Settings) *Jail {
 		deny:      NewPatterns(builtinDenied, s.DenyPaths),
 		protected: NewPatterns(builtinProtected, s.ProtectedPatterns),
 	}
+	j.allowRoots = allowRoots(root, s)
+	return j
+}
+
+// allowRoots resolves the allowPaths roots (relative ones against root);
+// a root that does not exist is left out.
+func allowRoots(root string, s *Settings) []string {
+	var out []string
 	for _, a := range s.AllowPaths {
 		if !filepath.IsAbs(a) {
 			a = filepath.Join(root, a)
 		}
 		if real, err := filepath.EvalSymlinks(a); err == nil {
-			j.allowRoots = append(j.allowRoots, real)
+			out = append(out, real)
 		}
 	}
-	return j
+	return out
 }
 
 // Resolve jails p for the given access.
@@ -120,7 +128,7 @@ func (j *Jail) Resolve(p string, access Access) (Path, error) {
 	}
 	where := "the workspace root"
 	if j.Scope != j.Root {
-		where = "the scope " + relSlash(j.Root, j.Scope)
+		where = "the scope " + relSlash(j.Root, j.Scope) + " (paths are relative to the workspace root, not to the scope)"
 	}
 	return Path{}, escape(p, "it resolves outside "+where)
 }

@@ -77,6 +77,9 @@ type Workspace struct {
 	Warnings []string
 	// SettingsFiles are the files that contributed, lowest precedence first.
 	SettingsFiles []string
+	// anchor is the root discovered from the working directory; files
+	// inside it are never trusted as the user's, whatever the root.
+	anchor string
 }
 
 // StateDir is the name of the state directory under the root.
@@ -106,39 +109,42 @@ func Discover(dir string) string {
 // launched the agent chose, while --root and AW_ROOT are arguments the agent
 // may write itself. So when WorkingDir is set they only narrow: a root they
 // name must be the root discovered from the working directory or a
-// directory inside it. Without this an agent could point aw at / or at the
-// user's config directory and read anything, or plant an .agentic/ that
-// later discovery would prefer. A program embedding the engine that chooses
-// the root itself passes Root without WorkingDir.
+// directory inside it, and inside a discovered workspace it is a scope, not
+// a new root (see Locate). Without this an agent could point aw at / or at
+// the user's config directory and read anything, or name a sub-directory
+// whose own .agentic/config.json (or none: the defaults) replaced the
+// workspace's policy. A program embedding the engine that chooses the root
+// itself passes Root without WorkingDir.
 func Open(opts Options) (*Workspace, error) {
-	real, err := resolveRoot(opts)
+	loc, err := Locate(opts)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return nil, envelope.Errorf(envelope.InvalidInput, "workspace root %s is not a directory: pass --root with a directory", real).With("path", real)
-	}
-	ws := &Workspace{Root: real, Tier: opts.Tier, Settings: Defaults(), Store: store.Open(real), Caller: opts.Caller, ConfigHome: opts.ConfigHome}
+	real := loc.Root
+	ws := &Workspace{Root: real, Tier: opts.Tier, Store: store.Open(real), Caller: opts.Caller, ConfigHome: opts.ConfigHome, anchor: loc.Anchor}
+	user := ""
 	if opts.ConfigHome != "" {
-		user := filepath.Join(opts.ConfigHome, "aw", "config.json")
-		if why := untrustedUserFile(user, real, nil); why != "" {
+		user = filepath.Join(opts.ConfigHome, "aw", "config.json")
+	}
+	trustUser := user != ""
+	if why := ws.untrusted(user, nil); trustUser && why != "" {
+		ws.Warnings = append(ws.Warnings, "ignoring user config "+user+": "+why)
+		trustUser = false
+	}
+	if err := ws.loadSettings(user, trustUser); err != nil {
+		return nil, err
+	}
+	if trustUser {
+		// The settings just read may name allowPaths roots; a user config
+		// inside one of them is no more trusted than one in the workspace.
+		if why := ws.untrusted(user, allowRoots(real, &ws.Settings)); why != "" {
 			ws.Warnings = append(ws.Warnings, "ignoring user config "+user+": "+why)
-		} else if ok, err := loadSettingsFile(&ws.Settings, user); err != nil {
-			return nil, err
-		} else if ok {
-			ws.SettingsFiles = append(ws.SettingsFiles, user)
+			if err := ws.loadSettings(user, false); err != nil {
+				return nil, err
+			}
 		}
 	}
-	wsConfig := filepath.Join(real, StateDir, "config.json")
-	if ok, err := loadSettingsFile(&ws.Settings, wsConfig); err != nil {
-		return nil, err
-	} else if ok {
-		ws.SettingsFiles = append(ws.SettingsFiles, wsConfig)
-	}
-	if err := ws.Settings.Validate(); err != nil {
-		return nil, err
-	}
-	scope := real
+	scope := loc.Scope
 	if opts.Scope != "" {
 		j := newJail(real, real, &ws.Settings)
 		p, err := j.Resolve(opts.Scope, Read)
@@ -148,6 +154,9 @@ func Open(opts Options) (*Workspace, error) {
 		if fi, err := os.Stat(p.Abs); err != nil || !fi.IsDir() {
 			return nil, envelope.Errorf(envelope.InvalidInput, "scope %q is not an existing directory inside the workspace", opts.Scope).With("path", opts.Scope)
 		}
+		if !within(scope, p.Abs) {
+			return nil, envelope.Errorf(envelope.PathEscape, "scope %q is outside the directory --root (or AW_ROOT) narrowed this call to (%s); --scope is relative to the workspace root %s", opts.Scope, displayRel(relSlash(real, scope)), real).With("path", opts.Scope)
+		}
 		scope = p.Abs
 	}
 	// User-level allowPaths inside a hostile workspace are still jailed by
@@ -156,37 +165,104 @@ func Open(opts Options) (*Workspace, error) {
 	return ws, nil
 }
 
-func resolveRoot(opts Options) (string, error) {
+// loadSettings sets ws.Settings from the defaults, the user config (when
+// trusted) and the workspace's .agentic/config.json, in that order.
+func (ws *Workspace) loadSettings(user string, trustUser bool) error {
+	ws.Settings, ws.SettingsFiles = Defaults(), nil
+	files := []string{filepath.Join(ws.Root, StateDir, "config.json")}
+	if trustUser {
+		files = append([]string{user}, files...)
+	}
+	for _, f := range files {
+		if ok, err := loadSettingsFile(&ws.Settings, f); err != nil {
+			return err
+		} else if ok {
+			ws.SettingsFiles = append(ws.SettingsFiles, f)
+		}
+	}
+	return ws.Settings.Validate()
+}
+
+// Location is where a call runs: the workspace root (whose settings, store
+// and protections apply), the directory the jail is narrowed to, and the
+// anchor discovered from the working directory.
+type Location struct {
+	Root   string // realpath of the workspace root
+	Scope  string // realpath of the directory --root narrowed to (Root when not narrowed)
+	Anchor string // realpath of the root discovered from the working directory
+}
+
+// Locate resolves where a call runs (SPEC §3.1, §4). A --root (or AW_ROOT)
+// must name the discovered root or a directory inside it. When the working
+// directory is inside a workspace (the discovered root holds .agentic/ or
+// .git), that workspace stays the root and the named directory only
+// narrows the jail, exactly like --scope: its settings, store, protected
+// and denied paths, permission mode and trust checks all still apply, and
+// `--root .agentic` neither unprotects nor nests anything. When the working
+// directory is in no workspace at all, there is no policy to keep: the
+// named directory is located as if aw had been started there.
+func Locate(opts Options) (Location, error) {
 	if opts.WorkingDir == "" {
 		if opts.Root == "" {
-			return "", envelope.Errorf(envelope.InvalidInput, "no workspace root: pass a root or a working directory")
+			return Location{}, envelope.Errorf(envelope.InvalidInput, "no workspace root: pass a root or a working directory")
 		}
 		real, err := filepath.EvalSymlinks(opts.Root)
 		if err != nil {
-			return "", envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass an existing directory", opts.Root).With("path", opts.Root)
+			return Location{}, envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass an existing directory", opts.Root).With("path", opts.Root)
 		}
-		return real, nil
+		return Location{Root: real, Scope: real, Anchor: real}, isDir(real)
 	}
 	anchor, err := filepath.EvalSymlinks(Discover(opts.WorkingDir))
 	if err != nil {
-		return "", envelope.Errorf(envelope.InvalidInput, "the working directory %s cannot be resolved: %v", opts.WorkingDir, err)
+		return Location{}, envelope.Errorf(envelope.InvalidInput, "the working directory %s cannot be resolved: %v", opts.WorkingDir, err)
 	}
+	loc := Location{Root: anchor, Scope: anchor, Anchor: anchor}
 	root := opts.Root
 	if root == "" {
-		return anchor, nil
+		return loc, isDir(anchor)
 	}
 	if !filepath.IsAbs(root) {
 		root = filepath.Join(opts.WorkingDir, root)
 	}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return "", envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass --root with an existing directory", root).With("path", root)
+		return Location{}, envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass --root with an existing directory", root).With("path", root)
 	}
 	if !within(anchor, real) {
-		return "", envelope.Errorf(envelope.PathEscape,
+		return Location{}, envelope.Errorf(envelope.PathEscape,
 			"--root (or AW_ROOT) %s is outside the workspace this call starts in (%s): a root given on the command line may only narrow it; run aw from inside the other workspace instead", root, anchor).With("path", root)
 	}
-	return real, nil
+	if err := isDir(real); err != nil {
+		return Location{}, err
+	}
+	loc.Scope = real
+	if !isWorkspace(anchor) {
+		// No workspace around the working directory: find the one around
+		// the named directory, never above the anchor.
+		if found, err := filepath.EvalSymlinks(Discover(real)); err == nil && within(anchor, found) {
+			loc.Root = found
+		} else {
+			loc.Root = real
+		}
+	}
+	return loc, nil
+}
+
+// isWorkspace reports whether dir holds one of the markers discovery looks for.
+func isWorkspace(dir string) bool {
+	for _, marker := range []string{StateDir, ".git"} {
+		if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func isDir(real string) error {
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return envelope.Errorf(envelope.InvalidInput, "workspace root %s is not a directory: pass --root with a directory", real).With("path", real)
+	}
+	return nil
 }
 
 // StatePath joins elements under .agentic/.
@@ -200,12 +276,18 @@ func (ws *Workspace) Rel(abs string) string { return relSlash(ws.Root, abs) }
 // Allows reports whether the call's tier permits an action of tier need.
 func (ws *Workspace) Allows(need Tier) bool { return need <= ws.Tier }
 
-// untrustedUserFile says why a user-level file (config or approver token)
-// must be ignored: it lies inside the workspace or an allowPaths root, is
-// not owned by the current user, or is readable by others. An agent that
-// can write files through aw must not be able to mint its own approver.
-// An empty result means the file is trusted (or does not exist).
-func untrustedUserFile(path, root string, allowRoots []string) string {
+// untrusted says why a user-level file (config or approver token) must be
+// ignored: it lies inside the workspace, inside the workspace discovered
+// from the working directory (whatever --root narrowed the call to), or
+// inside an allowPaths root, is not owned by the current user, is readable
+// by others, or has other hard links (another name, perhaps one an agent
+// can write, for the same content). An agent that can write files through
+// aw must not be able to mint its own approver. An empty result means the
+// file is trusted (or does not exist).
+func (ws *Workspace) untrusted(path string, allowRoots []string) string {
+	if path == "" {
+		return ""
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return ""
@@ -214,18 +296,18 @@ func untrustedUserFile(path, root string, allowRoots []string) string {
 	if err != nil {
 		return "it cannot be resolved"
 	}
-	for _, r := range append([]string{root}, allowRoots...) {
-		if within(r, real) {
+	for _, r := range append([]string{ws.Root, ws.anchor}, allowRoots...) {
+		if r != "" && within(r, real) {
 			return "it lies inside the workspace (" + r + "), where an agent could write it"
 		}
 	}
 	return ownershipProblem(fi)
 }
 
-// TrustedUserFile is untrustedUserFile for other packages (the gate reads
-// the approver token through it).
+// TrustedUserFile is untrusted for other packages (the gate reads the
+// approver token through it).
 func (ws *Workspace) TrustedUserFile(path string) (bool, string) {
-	why := untrustedUserFile(path, ws.Root, ws.Jail.allowRoots)
+	why := ws.untrusted(path, ws.Jail.allowRoots)
 	return why == "", why
 }
 
