@@ -341,7 +341,15 @@ func TestPlanBinary(t *testing.T) {
 
 	// Auto mode: the plan tool is not registered.
 	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"permissionMode": 2}`), 0o644)
-	expect(t, runAW(t, dir, nil, "plan", "current"), 1, "TOOL_DISABLED")
+	r = runAW(t, dir, nil, "plan", "current")
+	expect(t, r, 1, "TOOL_DISABLED")
+	// The repair names a value the setting accepts, and it works.
+	msg := r.field(t, ".error.message").(string)
+	if !strings.Contains(msg, "`aw config set permissionMode 1`") {
+		t.Fatalf("the hint does not name a valid value: %s", msg)
+	}
+	expect(t, runAWEnv(t, dir, nil, tok, "config", "set", "permissionMode", "1"), 0, "")
+	expect(t, runAW(t, dir, nil, "plan", "current"), 0, "")
 }
 
 // TestGateConcurrent runs 20 aw processes at once, half proposing plans and

@@ -40,8 +40,8 @@ type Tool struct {
 	Name  string // seed name, "workspace_inspect"; "" for aw's own nouns (config)
 	Noun  string // command-line noun and operation prefix, "inspect"
 	Short string
-	// Enabled reports whether settings register the tool, and if not, which
-	// setting turns it on.
+	// Enabled reports whether settings register the tool, and if not, the
+	// setting and value that turn it on ("tasks.enabled true").
 	Enabled func(s *workspace.Settings) (bool, string)
 }
 
@@ -112,9 +112,10 @@ func (a *Action) Run(ctx context.Context, ws *workspace.Workspace, req any) enve
 // checked runs the action once its tool, tier and recovery allow it.
 func (a *Action) checked(ctx context.Context, ws *workspace.Workspace, req any) envelope.Envelope {
 	if a.Tool.Enabled != nil {
-		if ok, setting := a.Tool.Enabled(&ws.Settings); !ok {
+		if ok, enable := a.Tool.Enabled(&ws.Settings); !ok {
+			key, _, _ := strings.Cut(enable, " ")
 			return envelope.Fail(a.Operation(), envelope.Errorf(envelope.ToolDisabled,
-				"%s is disabled by settings: a human can enable it with `aw config set %s true`", a.Tool.Noun, setting).With("setting", setting))
+				"%s is disabled by settings: a human can enable it with `aw config set %s`", a.Tool.Noun, enable).With("setting", key))
 		}
 	}
 	if !ws.Allows(a.Tier) {

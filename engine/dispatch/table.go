@@ -12,7 +12,8 @@ var (
 	Inspect = &Tool{Name: "workspace_inspect", Noun: "inspect", Short: "Read the workspace: files, searches, state for recovery"}
 	Edit    = &Tool{Name: "workspace_edit", Noun: "edit", Short: "All-or-nothing file transactions"}
 	Plan    = &Tool{Name: "workspace_plan", Noun: "plan", Short: "Propose and track the plan a human approves",
-		Enabled: func(s *workspace.Settings) (bool, string) { return s.PermissionMode != 2, "permissionMode" }}
+		// Plans exist in Manual and Plan mode; Auto runs without one.
+		Enabled: func(s *workspace.Settings) (bool, string) { return s.PermissionMode != 2, "permissionMode 1" }}
 	Notes    = &Tool{Name: "workspace_notes", Noun: "notes", Short: "Notes and durable workspace memory"}
 	Tasks    = &Tool{Name: "workspace_tasks", Noun: "tasks", Short: "To-Do boards", Enabled: setting("tasks.enabled", func(s *workspace.Settings) bool { return s.Tasks.Enabled })}
 	Command  = &Tool{Name: "workspace_command", Noun: "command", Short: "Run commands under the command policy", Enabled: setting("commands.enabled", func(s *workspace.Settings) bool { return s.Commands.Enabled })}
@@ -26,7 +27,7 @@ var (
 )
 
 func setting(key string, on func(*workspace.Settings) bool) func(*workspace.Settings) (bool, string) {
-	return func(s *workspace.Settings) (bool, string) { return on(s), key }
+	return func(s *workspace.Settings) (bool, string) { return on(s), key + " true" }
 }
 
 var (
