@@ -15,7 +15,7 @@ func (a *app) callCmd() *cobra.Command {
 
   aw call workspace_inspect '{"action":"read","path":"README.md"}'
 
-TOOL is a seed tool name (workspace_inspect) or its noun (inspect). The JSON
+TOOL is a tool name (workspace_inspect) or its noun (inspect). The JSON
 object carries "action" and the action's arguments in snake_case. Use - for
 the JSON to read it from stdin.`,
 		Args: cobra.RangeArgs(1, 2),

@@ -25,10 +25,10 @@ func (a *app) envelopeCmd() *cobra.Command {
 	var budget int
 	compactCmd := &cobra.Command{
 		Use:   "compact [--budget N]",
-		Short: "Compact envelopes from stdin for a context compressor (seed 001's rules)",
+		Short: "Compact envelopes from stdin for a context compressor",
 		Long: `Read envelopes on stdin — one JSON object, JSON lines, or an envelope inside
 a JSON string (a tool result's text) — and write each one compacted, one
-per line, as a context compressor keeps it (seed 001):
+per line, as a context compressor keeps it:
 
   * the paths in retention.omit_when_summarizing are dropped;
   * summary (up to 4,000 characters), retention.facts (up to 60), error and

@@ -12,7 +12,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the workspace_* tools over the Model Context Protocol (stdio)",
-		Long: `Serve seed 000's workspace_* tools to an MCP client over stdin/stdout.
+		Long: `Serve aw's workspace_* tools to an MCP client over stdin/stdout.
 
 Each tool takes an "action" and that action's arguments (schemas generated
 from the same request types the commands use; see ` + "`aw schema`" + `) and returns

@@ -24,8 +24,9 @@ offers), so a harness can register aw's tools for function calling:
   aw schema -o json | jq '.data.tools'
   aw schema workspace_edit --format openai -o json | jq '.data.tools[0]'
 
-The tools and actions are those the workspace offers (settings and --tier,
-seed 000's registration rules); --all lists every tool and action.
+The tools and actions are those the workspace offers (a tool whose setting
+is off, or an action above the --tier cap, is left out; plan is not offered
+in Auto mode); --all lists every tool and action.
 data.tools[].inputSchema takes an "action" enum and the union of the
 actions' arguments; data.tools[].actionSchemas has each action's own schema
 with its required fields. --format openai prints the tools as OpenAI
