@@ -424,7 +424,12 @@ func TestResearchGate(t *testing.T) {
 	if r := runAW(t, auto, nil, "--tier", "write", "research", "fetch", url); r.field(t, ".error.code") != "TOOL_DISABLED" {
 		t.Fatalf("--tier write: %s", r.Stdout)
 	}
-	mustOK(t, runAW(t, auto, nil, "--tier", "read", "research", "start", "x"), "start at tier read")
+	// A project is a record the next agent reads: the write tier.
+	mustOK(t, runAW(t, auto, nil, "--tier", "write", "research", "start", "x"), "start at tier write")
+	if r := runAW(t, auto, nil, "--tier", "read", "research", "start", "y"); r.field(t, ".error.code") != "TOOL_DISABLED" || r.field(t, ".error.details.tier") != "write" {
+		t.Fatalf("start at tier read: %s", r.Stdout)
+	}
+	mustOK(t, runAW(t, auto, nil, "--tier", "read", "research", "list"), "list at tier read")
 
 	// research.enabled off.
 	off := t.TempDir()

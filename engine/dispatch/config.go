@@ -6,13 +6,14 @@ import (
 )
 
 // config is aw's own noun, not a seed tool: it is not offered over MCP.
+// set and init write .agentic/: the write tier, human or not.
 func configActions() []*Action {
-	set := Bind(Config, "set", workspace.TierRead, "", "Set a setting in .agentic/config.json (a human verb)", config.Set)
+	set := Bind(Config, "set", workspace.TierWrite, "", "Set a setting in .agentic/config.json (a human verb)", config.Set)
 	set.Human = true
 	return []*Action{
 		Bind(Config, "list", workspace.TierRead, "", "List every setting with its effective value", config.List),
 		Bind(Config, "get", workspace.TierRead, "", "Print one setting", config.Get),
 		set,
-		Bind(Config, "init", workspace.TierRead, "", "Create .agentic/ with a commented default config", config.Init),
+		Bind(Config, "init", workspace.TierWrite, "", "Create .agentic/ with a commented default config", config.Init),
 	}
 }

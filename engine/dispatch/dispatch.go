@@ -119,8 +119,7 @@ func (a *Action) checked(ctx context.Context, ws *workspace.Workspace, req any) 
 		}
 	}
 	if !ws.Allows(a.Tier) {
-		return envelope.Fail(a.Operation(), envelope.Errorf(envelope.ToolDisabled,
-			"%s needs tier %s but this call is capped at --tier %s; run it without that cap or choose a read-only action", a.Operation(), a.Tier, ws.Tier).With("tier", a.Tier.String()))
+		return envelope.Fail(a.Operation(), a.tierRefusal(ws.Tier))
 	}
 	// A commit or rollback killed half-way is finished before anything
 	// else reads the workspace.
@@ -136,6 +135,27 @@ func (a *Action) checked(ctx context.Context, ws *workspace.Workspace, req any) 
 	}
 	env.Operation = a.Operation()
 	return env
+}
+
+// tierRefusal says which tier the action needs, what the cap allows of the
+// same noun, and how to run it.
+func (a *Action) tierRefusal(cap workspace.Tier) error {
+	var within []string
+	for _, b := range Table() {
+		if b.Tool == a.Tool && b.Tier <= cap {
+			within = append(within, b.Verb())
+		}
+	}
+	what := "it changes workspace files or aw's records"
+	if a.Tier == workspace.TierExec {
+		what = "it starts processes or reaches the network"
+	}
+	also := ""
+	if len(within) > 0 {
+		also = fmt.Sprintf("; at --tier %s, %s offers %s", cap, a.Tool.Noun, strings.Join(within, ", "))
+	}
+	return envelope.Errorf(envelope.ToolDisabled,
+		"%s needs tier %s (%s) but this call is capped at --tier %s: run it without that cap, or with --tier %s%s", a.Operation(), a.Tier, what, cap, a.Tier, also).With("tier", a.Tier.String())
 }
 
 // Decode reads a JSON request object (the seed's argument object) into a

@@ -6,17 +6,18 @@ import (
 )
 
 // Research projects are store state (start, list, show, note, archive:
-// never gated, read tier, like task boards). search, fetch and deep reach
+// never gated, like task boards; list and show are the read tier, start,
+// note and archive the write tier). search, fetch and deep reach
 // the network: TierExec, gated as kind web. research.enabled governs all.
 func researchActions() []*Action {
 	return []*Action{
-		Bind(Research, "start", workspace.TierRead, "", "Start a research project (.agentic/research/<research_id>/)", research.Start),
+		Bind(Research, "start", workspace.TierWrite, "", "Start a research project (.agentic/research/<research_id>/)", research.Start),
 		Bind(Research, "search", workspace.TierExec, "web", "Search the web: duckduckgo, wikipedia, searxng or auto with fall-back (gated as web)", research.Search),
 		Bind(Research, "fetch", workspace.TierExec, "web", "Fetch a URL: title, main text and links; with research_id a durable source (gated as web)", research.Fetch),
 		Bind(Research, "deep", workspace.TierExec, "web", "Run a bounded research agent (needs durable sub-agents: AGENT_DISABLED until they exist)", research.Deep),
 		Bind(Research, "list", workspace.TierRead, "", "List research projects, newest first", research.List),
 		Bind(Research, "show", workspace.TierRead, "", "Show a project: sources, queries, notes", research.Show),
-		Bind(Research, "note", workspace.TierRead, "", "Add a finding, claim, question, warning or method, optionally tied to a source", research.AddNote),
-		Bind(Research, "archive", workspace.TierRead, "", "Archive a project (read-only, hidden from list)", research.Archive),
+		Bind(Research, "note", workspace.TierWrite, "", "Add a finding, claim, question, warning or method, optionally tied to a source", research.AddNote),
+		Bind(Research, "archive", workspace.TierWrite, "", "Archive a project (read-only, hidden from list)", research.Archive),
 	}
 }

@@ -155,8 +155,10 @@ func TestPrune(t *testing.T) {
 	}{
 		{"terminal first even when newer", []group{{Pending, 295}, {Consumed, 10}, {Completed, 10}}, map[string]int{Consumed: 10, Completed: 5}},
 		{"oldest terminal only", []group{{Expired, 20}, {Pending, 290}}, map[string]int{Expired: 10}},
-		{"then decided", []group{{Approved, 10}, {Superseded, 5}, {Pending, 300}}, map[string]int{Superseded: 5, Approved: 10}},
-		{"pending last", []group{{Pending, 305}}, map[string]int{Pending: 5}},
+		{"then pending", []group{{Approved, 10}, {Superseded, 5}, {Pending, 300}}, map[string]int{Superseded: 5, Pending: 10}},
+		{"pending before approved", []group{{Pending, 305}, {Approved, 5}}, map[string]int{Pending: 10}},
+		{"denials outlive pending and approved", []group{{Denied, 5}, {Approved, 10}, {Pending, 300}}, map[string]int{Pending: 15}},
+		{"approved before denied", []group{{Denied, 295}, {Approved, 10}}, map[string]int{Approved: 5}},
 		{"under the cap", []group{{Pending, 10}, {Denied, 290}}, map[string]int{}},
 	}
 	for _, c := range cases {

@@ -143,10 +143,18 @@ func TestCheckCapsRecords(t *testing.T) {
 	if len(s.Records) != MaxRecords {
 		t.Fatalf("%d records kept, want %d", len(s.Records), MaxRecords)
 	}
-	// The oldest records go first, decided ones before pending ones.
+	// The oldest pending records go first: staging many calls never
+	// flushes a human's denial.
+	denied := 0
 	for _, r := range s.Records {
 		if r.Status == Denied {
-			t.Fatalf("a denied record survived while pending ones were dropped")
+			denied++
 		}
+	}
+	if denied != 10 {
+		t.Fatalf("%d of 10 denials kept after staging %d calls", denied, MaxRecords+20)
+	}
+	if _, err := Check(ws, op("op0")); envelope.CodeOf(err) != envelope.ApprovalDenied {
+		t.Fatalf("the denied call after the flood: %v", err)
 	}
 }

@@ -246,7 +246,10 @@ func update(ws *workspace.Workspace, fn func(s *State, now time.Time) error) err
 }
 
 // prune keeps MaxRecords: the oldest terminal records go first, then the
-// oldest decided ones, pending records last.
+// oldest pending ones, then approved ones; denials go last. Only a human
+// makes an approval or a denial, while an agent can stage as many pending
+// records as it likes: ranked the other way, staging 300 calls would flush
+// a denial and let the denied call be staged afresh.
 func (s *State) prune() {
 	if len(s.Records) <= MaxRecords {
 		return
@@ -255,10 +258,12 @@ func (s *State) prune() {
 		switch r.Status {
 		case Consumed, Completed, Superseded, Expired:
 			return 0
-		case Denied, Approved:
+		case Pending:
 			return 1
+		case Approved:
+			return 2
 		}
-		return 2
+		return 3 // denied
 	}
 	order := make([]int, len(s.Records))
 	for i := range order {
