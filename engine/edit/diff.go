@@ -12,13 +12,7 @@ import (
 // unified renders one file's change as a unified diff (git's a/ b/ labels)
 // and counts the added and deleted lines.
 func unified(c *FileChange, before, after []byte) string {
-	from, to := "a/"+c.Path, "b/"+c.Path
-	if !c.ExistedBefore {
-		from = "/dev/null"
-	}
-	if c.Change == "delete" {
-		to = "/dev/null"
-	}
+	from, to := labels(c)
 	if binary(before) || binary(after) {
 		return fmt.Sprintf("Binary files %s and %s differ\n", from, to)
 	}
@@ -36,6 +30,19 @@ func unified(c *FileChange, before, after []byte) string {
 		}
 	}
 	return d
+}
+
+// labels are the diff's file names: git's a/ and b/, /dev/null for a
+// file that did not exist before or does not after.
+func labels(c *FileChange) (from, to string) {
+	from, to = "a/"+c.Path, "b/"+c.Path
+	if !c.ExistedBefore {
+		from = "/dev/null"
+	}
+	if c.Change == "delete" {
+		to = "/dev/null"
+	}
+	return from, to
 }
 
 func binary(b []byte) bool {

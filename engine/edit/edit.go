@@ -2,9 +2,11 @@
 // agent previews, a human may approve, and that commit and roll back as a
 // whole (SPEC §6.2, seed 000). A transaction lives in
 // .agentic/transactions/<tx_id>/: transaction.json, changes.diff, review.md,
-// and before/ and after/ holding every touched file's content, so commit
-// writes exactly what was previewed and rollback restores exactly what was
-// there. It never prints; every gated action goes through engine/gate.
+// and blobs/<sha256> holding every distinct content the files had before
+// and will have after, so commit writes exactly what was previewed and
+// rollback restores exactly what was there (persist.go). Older
+// transactions keep before/<n> and after/<n> instead and are still read.
+// It never prints; every gated action goes through engine/gate.
 package edit
 
 import (
@@ -94,8 +96,9 @@ type Transaction struct {
 	CreatedDirs []string `json:"createdDirs,omitempty"`
 }
 
-// FileChange is the net effect on one file. Content lives in before/<n>
-// and after/<n> of the transaction directory, n being the index here.
+// FileChange is the net effect on one file. Its contents live in
+// blobs/<BeforeSHA256> and blobs/<AfterSHA256> of the transaction directory
+// (before/<n> and after/<n> in older ones, n being the index here).
 type FileChange struct {
 	Path          string `json:"path"`
 	Change        string `json:"change"` // create, modify, delete

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/eol"
@@ -48,6 +49,31 @@ type planner struct {
 	reasons  []string
 	ops      []Op          // normalized
 	replaced []Replacement // what each replace matched
+	sums     map[contentKey]string
+}
+
+// contentKey names one content by its backing array. Operations never
+// change a content in place (each builds a new slice), and a copy shares
+// its source's: a hundred copies of one file are hashed once.
+type contentKey struct {
+	data *byte
+	n    int
+}
+
+// sum is sha(b), computed once per distinct content.
+func (p *planner) sum(b []byte) string {
+	if len(b) == 0 {
+		return sha(b)
+	}
+	k := contentKey{unsafe.SliceData(b), len(b)}
+	if s, ok := p.sums[k]; ok {
+		return s
+	}
+	if p.sums == nil {
+		p.sums = map[contentKey]string{}
+	}
+	p.sums[k] = sha(b)
+	return p.sums[k]
 }
 
 func newPlanner(ws *workspace.Workspace) *planner {
@@ -569,10 +595,10 @@ func (p *planner) changes() []FileChange {
 			continue
 		}
 		if f.origExists {
-			c.BeforeSHA256 = sha(f.origContent)
+			c.BeforeSHA256 = p.sum(f.origContent)
 		}
 		if f.exists {
-			c.AfterSHA256 = sha(f.content)
+			c.AfterSHA256 = p.sum(f.content)
 		}
 		out = append(out, c)
 	}
@@ -585,7 +611,7 @@ func (p *planner) befores() map[string]string {
 	m := map[string]string{}
 	for rel, f := range p.files {
 		if f.origExists {
-			m[rel] = sha(f.origContent)
+			m[rel] = p.sum(f.origContent)
 		} else {
 			m[rel] = ""
 		}

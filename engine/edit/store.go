@@ -18,7 +18,16 @@ import (
 // txDir is .agentic/transactions/<id>.
 func txDir(ws *workspace.Workspace, id string) string { return ws.Store.Path("transactions", id) }
 
-func blobPath(ws *workspace.Workspace, id, side string, n int) string {
+// blobPath is where a transaction keeps one content: blobs/<sha256>. The
+// store is content-addressed, so a content used by many files (a copy to
+// a hundred paths, a hundred identical deletes) is stored once.
+func blobPath(ws *workspace.Workspace, id, sum string) string {
+	return filepath.Join(txDir(ws, id), "blobs", sum)
+}
+
+// legacyBlobPath is before/<n> or after/<n>, the layout of transactions
+// recorded before content addressing; they must still commit and roll back.
+func legacyBlobPath(ws *workspace.Workspace, id, side string, n int) string {
 	return filepath.Join(txDir(ws, id), side, strconv.Itoa(n))
 }
 
@@ -91,9 +100,17 @@ func ids(ws *workspace.Workspace) ([]string, error) {
 	return out, nil
 }
 
-// readBlob reads before/<n> or after/<n> and checks it against its hash.
+// readBlob reads the side ("before" or "after") content of file n, whose
+// sha256 is want, and checks it against the hash: blobs/<want>, else the
+// legacy before/<n> or after/<n>.
 func readBlob(ws *workspace.Workspace, tx *Transaction, side string, n int, want string) ([]byte, error) {
-	b, err := os.ReadFile(blobPath(ws, tx.ID, side, n))
+	if len(want) != 64 || strings.Trim(want, "0123456789abcdef") != "" {
+		return nil, envelope.Errorf(envelope.Internal, "transaction %s records %q as the %s hash of %s, not a sha256; the record is damaged: preview the edit again", tx.ID, want, side, tx.Files[n].Path)
+	}
+	b, err := os.ReadFile(blobPath(ws, tx.ID, want))
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = os.ReadFile(legacyBlobPath(ws, tx.ID, side, n))
+	}
 	if err != nil {
 		return nil, envelope.Errorf(envelope.Internal, "transaction %s lost its %s content of %s (%v); preview the edit again", tx.ID, side, tx.Files[n].Path, err)
 	}

@@ -166,7 +166,11 @@ func replan(ws *workspace.Workspace, tx *Transaction, ops []Op, stale error) err
 		tx.Directories = []DirChange{}
 	}
 	tx.Note = "planned again at commit: its files changed after the preview"
-	return persist(ws, tx, p)
+	st, err := prepare(ws, tx, p)
+	if err != nil {
+		return err
+	}
+	return persist(ws, tx, st)
 }
 
 // staged is the pending-approval result, carrying the planned transaction
@@ -246,6 +250,12 @@ func plan(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, bool, err
 		Before     []beforeHash
 	}{"commit", norm, hashes})
 
+	// Everything the transaction will store is built and measured before
+	// anything is written: over edit.maxTransactionBytes, nothing is.
+	st, err := prepare(ws, tx, p)
+	if err != nil {
+		return nil, false, err
+	}
 	if req.IdempotencyKey != "" {
 		var existing *Transaction
 		err := store.Update(ws.Store, keysPath(ws), func(keys *keyIndex) error {
@@ -273,7 +283,7 @@ func plan(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, bool, err
 			return existing, true, nil
 		}
 	}
-	if err := persist(ws, tx, p); err != nil {
+	if err := persist(ws, tx, st); err != nil {
 		return nil, false, err
 	}
 	return tx, false, nil
@@ -329,76 +339,6 @@ func normalize(ws *workspace.Workspace, ops []Op) ([]Op, error) {
 		out[i] = op
 	}
 	return out, nil
-}
-
-// persist writes the transaction directory: before/ (fsynced: rollback and
-// recovery depend on it), after/, changes.diff, review.md, transaction.json.
-func persist(ws *workspace.Workspace, tx *Transaction, p *planner) error {
-	var diff strings.Builder
-	for n := range tx.Files {
-		c := &tx.Files[n]
-		f := p.files[c.Path]
-		if c.ExistedBefore {
-			if err := store.WriteFile(blobPath(ws, tx.ID, "before", n), f.origContent, 0o600); err != nil {
-				return err
-			}
-		}
-		if f.exists {
-			if err := writeUnsynced(blobPath(ws, tx.ID, "after", n), f.content); err != nil {
-				return err
-			}
-		}
-		diff.WriteString(unified(c, f.origContent, f.content))
-	}
-	dir := txDir(ws, tx.ID)
-	if err := store.WriteFile(filepath.Join(dir, "changes.diff"), []byte(diff.String()), 0o644); err != nil {
-		return err
-	}
-	if err := store.WriteFile(filepath.Join(dir, "review.md"), []byte(review(tx, diff.String())), 0o644); err != nil {
-		return err
-	}
-	return save(ws, tx)
-}
-
-func writeUnsynced(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o600)
-}
-
-// review is review.md: what a human reads before deciding.
-func review(tx *Transaction, diff string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Transaction %s\n\nStatus: %s. Created %s.\n\n", tx.ID, tx.Status, tx.CreatedAt.Format(time.RFC3339))
-	if tx.Destructive {
-		b.WriteString("**Destructive** (needs allowDestructiveEdits):\n\n")
-		for _, r := range tx.DestructiveReasons {
-			fmt.Fprintf(&b, "- %s\n", r)
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("## Operations\n\n")
-	for i, op := range tx.Operations {
-		target := op.Path
-		if op.From != "" {
-			target = op.From + " -> " + op.To
-		}
-		fmt.Fprintf(&b, "%d. %s %s\n", i+1, op.Type, target)
-	}
-	b.WriteString("\n## Files\n\n")
-	for _, f := range tx.Files {
-		fmt.Fprintf(&b, "- %s %s (+%d -%d)\n", f.Change, f.Path, f.Additions, f.Deletions)
-	}
-	for _, d := range tx.Directories {
-		state := "new"
-		if d.ExistedBefore {
-			state = "already existed"
-		}
-		fmt.Fprintf(&b, "- mkdir %s (%s)\n", d.Path, state)
-	}
-	fmt.Fprintf(&b, "\n## Diff\n\n```diff\n%s```\n", diff)
-	return b.String()
 }
 
 // side names which recorded state verify compares the workspace with.

@@ -71,7 +71,7 @@ var storageMap = []struct{ path, holds string }{
 	{"notes", "notes, one <name>.md each (<= 200,000 bytes)"},
 	{"approvals/state.json", "approval and plan records (<= 300 kept)"},
 	{"plans", "plans, <plan_id>/plan.md"},
-	{"transactions", "edit transactions: <tx_id>/transaction.json, changes.diff, review.md, before/"},
+	{"transactions", "edit transactions: <tx_id>/transaction.json, changes.diff, review.md, blobs/ (contents by sha256)"},
 	{"jobs", "command jobs: <job_id>/job.json, stdout.log, stderr.log"},
 	{"tasks", "To-Do boards: <board_id>/state.json"},
 	{"research", "research projects: <research_id>/project.json, sources/"},

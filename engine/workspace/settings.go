@@ -84,6 +84,13 @@ type Settings struct {
 	MCP struct {
 		ElicitApprovals bool `json:"elicitApprovals" doc:"aw mcp offers a staged approval to the human through a client that supports elicitation"`
 	} `json:"mcp"`
+	Edit struct {
+		MaxTransactionBytes int `json:"maxTransactionBytes" doc:"bytes one transaction may store under .agentic/ (its distinct contents, diff and review); over it a preview is refused"`
+	} `json:"edit"`
+	Store struct {
+		RetentionDays int `json:"retentionDays" doc:"days transactions, artifacts, job logs and browser profiles are kept before pruning"`
+		MaxBytes      int `json:"maxBytes" doc:"size of .agentic/ above which the oldest prunable entries go first"`
+	} `json:"store"`
 }
 
 // Defaults returns the built-in settings of SPEC §3.2.
@@ -116,6 +123,9 @@ func Defaults() Settings {
 	s.Research.DuckDuckGoURL = "https://html.duckduckgo.com/html/"
 	s.Research.WikipediaURL = "https://en.wikipedia.org/w/api.php"
 	s.Agents.APIKeyEnv = "OPENAI_API_KEY"
+	s.Edit.MaxTransactionBytes = 256 << 20
+	s.Store.RetentionDays = 14
+	s.Store.MaxBytes = 2 << 30
 	return s
 }
 
@@ -274,6 +284,12 @@ func (s *Settings) Validate() error {
 		return bad("commands.maxOutputBytes", "at least 1024", s.Commands.MaxOutputBytes)
 	case s.Commands.MaxJobs < 1:
 		return bad("commands.maxJobs", "at least 1", s.Commands.MaxJobs)
+	case s.Edit.MaxTransactionBytes < 1<<16:
+		return bad("edit.maxTransactionBytes", "at least 65536", s.Edit.MaxTransactionBytes)
+	case s.Store.RetentionDays < 1:
+		return bad("store.retentionDays", "at least 1", s.Store.RetentionDays)
+	case s.Store.MaxBytes < 1<<20:
+		return bad("store.maxBytes", "at least 1048576", s.Store.MaxBytes)
 	}
 	switch s.Research.Provider {
 	case "auto", "duckduckgo", "wikipedia", "searxng":
