@@ -28,7 +28,7 @@ or for a harness holding AW_APPROVER_TOKEN.`,
 	token.Long = `Create a fresh approver token in $XDG_CONFIG_HOME/aw/approver.token
 (mode 0600) and print it. A harness or script you own that sets
 AW_APPROVER_TOKEN to it may run human verbs (config set, approval accept and
-deny). Runs only in your own terminal; the file is ignored if it lies inside
+deny, gc). Runs only in your own terminal; the file is ignored if it lies inside
 a workspace, is not yours, or is readable by others.`
 
 	list := a.verb(dispatch.Approval, "list", "list", func(f *pflag.FlagSet, req any) {

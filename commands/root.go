@@ -203,6 +203,7 @@ func (a *app) nouns() []noun {
 		{"envelope", "human", a.envelopeCmd},
 		{"config", "human", a.configCmd},
 		{"init", "human", a.initCmd},
+		{"gc", "human", a.gcCmd},
 		{"version", "human", a.versionCmd},
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/edit"
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/gc"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -125,6 +126,11 @@ func (a *Action) checked(ctx context.Context, ws *workspace.Workspace, req any) 
 	// else reads the workspace.
 	if err := edit.Recover(ws); err != nil {
 		return envelope.Fail(a.Operation(), err)
+	}
+	// Light pruning of .agentic/ (at most hourly, bounded, never at --tier
+	// read). A human verb is the human's call and does not pay for it.
+	if !a.Human {
+		gc.Auto(ws)
 	}
 	if ws.Tools == nil {
 		ws.Tools = func() []workspace.ToolInfo { return Registered(ws) }

@@ -24,6 +24,7 @@ var (
 
 	// aw's own nouns: not seed tools, so not offered to agents over MCP.
 	Config = &Tool{Noun: "config", Short: "Settings (set is a human verb)"}
+	Store  = &Tool{Noun: "store", Short: "Housekeeping of .agentic/ (gc is a human verb)"}
 )
 
 func setting(key string, on func(*workspace.Settings) bool) func(*workspace.Settings) (bool, string) {
@@ -38,7 +39,7 @@ var (
 // Table returns every action, tool by tool.
 func Table() []*Action {
 	tableOnce.Do(func() {
-		for _, rows := range [][]*Action{inspectActions(), editActions(), notesActions(), configActions(), approvalActions(), planActions(), tasksActions(), researchActions(), vcsActions(), githubActions(), commandActions(), policyActions(), browserActions()} {
+		for _, rows := range [][]*Action{inspectActions(), editActions(), notesActions(), configActions(), approvalActions(), planActions(), tasksActions(), researchActions(), vcsActions(), githubActions(), commandActions(), policyActions(), browserActions(), storeActions()} {
 			table = append(table, rows...)
 		}
 	})

@@ -133,15 +133,12 @@ func tooLarge(tx *Transaction, size, blobs, limit int) error {
 		With("bytes", size).With("limit", limit).With("setting", "edit.maxTransactionBytes")
 }
 
-// byteSize prints n exactly, with a rounded unit when large.
+// byteSize prints n exactly, and rounded when large.
 func byteSize(n int) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%d bytes (%.1f GiB)", n, float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%d bytes (%.1f MiB)", n, float64(n)/(1<<20))
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%d bytes (%s)", n, store.HumanBytes(int64(n)))
 }
 
 // persist writes the transaction directory prepare built: the blobs
