@@ -190,20 +190,15 @@ func writeStamp(ws *workspace.Workspace, res *Result, auto bool, err error) {
 // age, then more while the store is over store.maxBytes. limit > 0 bounds
 // the entries removed. The caller holds the store lock.
 func prune(ws *workspace.Workspace, res *Result, limit int) error {
-	entries, err := collect(ws)
+	entries, total, err := collect(ws)
 	if err != nil {
 		return err
 	}
 	if err := protect(ws, entries); err != nil {
 		return err
 	}
-	total, err := size(ws.Store.Dir)
-	if err != nil {
-		return err
-	}
 	res.StoreBytesBefore = total
-	now := time.Now()
-	cutoff := now.AddDate(0, 0, -ws.Settings.Store.RetentionDays)
+	cutoff := time.Now().AddDate(0, 0, -ws.Settings.Store.RetentionDays)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].modified.Before(entries[j].modified) })
 	var removed []*entry
 	for _, e := range entries {
@@ -217,6 +212,11 @@ func prune(ws *workspace.Workspace, res *Result, limit int) error {
 		case total > int64(ws.Settings.Store.MaxBytes):
 			reason = "size"
 		default:
+			continue
+		}
+		// Reading a record is left to the entries that would go, so a
+		// pass over a store with nothing due reads none.
+		if e.protected = needed(ws, e); e.protected != "" {
 			continue
 		}
 		if limit > 0 && len(removed) == limit {
@@ -302,10 +302,13 @@ func remove(e *entry) error {
 	return store.SyncDir(filepath.Dir(first))
 }
 
-// collect lists the prunable entries of each kind with their size and
-// last change.
-func collect(ws *workspace.Workspace) ([]*entry, error) {
+// collect lists the prunable entries of each kind and measures them and
+// the whole store in one walk of .agentic/: an entry's bytes are the files
+// under it, its last change the newest of itself and its direct children
+// (a job's log grows without touching its directory).
+func collect(ws *workspace.Workspace) ([]*entry, int64, error) {
 	var out []*entry
+	owner := map[string]*entry{} // "kind/name" of an entry or a companion
 	for _, k := range Kinds {
 		dir := ws.Store.Path(k)
 		ents, err := os.ReadDir(dir)
@@ -313,7 +316,7 @@ func collect(ws *workspace.Workspace) ([]*entry, error) {
 			continue
 		}
 		if err != nil {
-			return nil, envelope.Errorf(envelope.Internal, "cannot list %s: %v", ws.Store.Rel(dir), err)
+			return nil, 0, envelope.Errorf(envelope.Internal, "cannot list %s: %v", ws.Store.Rel(dir), err)
 		}
 		for _, d := range ents {
 			name := d.Name()
@@ -337,78 +340,62 @@ func collect(ws *workspace.Workspace) ([]*entry, error) {
 					e.id = id
 				}
 			case "browser":
-				// A session is <id>/ (profile, log), <id>.json and .<id>.lock.
+				// A session is <id>/ (profile, log), <id>.json and .<id>.lock;
+				// a record without its directory is left to the browser.
 				if !d.IsDir() || !store.ValidID(name, "session") {
 					continue
 				}
 				e.id = name
-				e.paths = append(e.paths, filepath.Join(dir, name+".json"), filepath.Join(dir, "."+name+".lock"))
-			}
-			for _, p := range e.paths {
-				n, mod, err := measure(p)
-				if err != nil {
-					return nil, envelope.Errorf(envelope.Internal, "cannot measure %s: %v", ws.Store.Rel(p), err)
-				}
-				e.bytes += n
-				if mod.After(e.modified) {
-					e.modified = mod
+				for _, c := range []string{name + ".json", "." + name + ".lock"} {
+					e.paths = append(e.paths, filepath.Join(dir, c))
+					owner[k+"/"+c] = e
 				}
 			}
+			owner[k+"/"+name] = e
 			out = append(out, e)
 		}
 	}
-	// A browser session's record without its directory is pruned with it
-	// when the directory goes; a record alone is left to the browser.
-	return out, nil
-}
-
-// measure is the bytes under p and the newest change of p or its direct
-// children (a job's log grows without touching its directory). A missing
-// companion is zero.
-func measure(p string) (int64, time.Time, error) {
-	fi, err := os.Lstat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, time.Time{}, nil
-	}
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	mod := fi.ModTime()
-	if !fi.IsDir() {
-		return fi.Size(), mod, nil
-	}
-	if kids, err := os.ReadDir(p); err == nil {
-		for _, k := range kids {
-			if info, err := k.Info(); err == nil && info.ModTime().After(mod) {
-				mod = info.ModTime()
-			}
-		}
-	}
-	n, err := size(p)
-	return n, mod, err
-}
-
-// size is the bytes of the regular files under dir (symlinks not followed).
-func size(dir string) (int64, error) {
-	var n int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	var total int64
+	err := filepath.WalkDir(ws.Store.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil // removed while walking
 			}
 			return err
 		}
+		rel, _ := filepath.Rel(ws.Store.Dir, p)
+		parts := strings.SplitN(filepath.ToSlash(rel), "/", 4)
+		var e *entry
+		if len(parts) >= 2 {
+			e = owner[parts[0]+"/"+parts[1]]
+		}
+		if !d.Type().IsRegular() && (e == nil || len(parts) > 3) {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil // removed while walking
+		}
 		if d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
+			total += fi.Size()
+			if e != nil {
+				e.bytes += fi.Size()
 			}
+		}
+		if e != nil && len(parts) <= 3 && fi.ModTime().After(e.modified) {
+			e.modified = fi.ModTime()
 		}
 		return nil
 	})
-	return n, err
+	if err != nil {
+		return nil, 0, envelope.Errorf(envelope.Internal, "cannot measure .agentic/: %v", err)
+	}
+	return out, total, nil
 }
 
-// protect marks what must stay whatever its age.
+// protect marks what must stay whatever its age and can be known without
+// reading each entry's record: what an approval or the journal names, what
+// changed lately, the newest of the recovery listing.
 func protect(ws *workspace.Workspace, entries []*entry) error {
 	keep := map[string]string{} // id -> why
 	st, err := gate.Load(ws, gate.Clock())
@@ -432,40 +419,13 @@ func protect(ws *workspace.Workspace, entries []*entry) error {
 	}
 	newest := map[string][]*entry{}
 	for _, e := range entries {
-		if why, ok := keep[e.id]; ok && e.id != "" {
+		switch why, ok := keep[e.id]; {
+		case ok && e.id != "":
 			e.protected = why
-			continue
-		}
-		if time.Since(e.modified) < MinAge {
+		case time.Since(e.modified) < MinAge:
 			e.protected = fmt.Sprintf("changed in the last %s", MinAge)
-			continue
-		}
-		switch e.kind {
-		case "transactions":
-			var tx struct{ Status string }
-			ws.Store.ReadJSON(filepath.Join(e.paths[0], "transaction.json"), &tx)
-			if tx.Status == "committing" || tx.Status == "rolling_back" {
-				e.protected = "status " + tx.Status + ": recovery needs it"
-				continue
-			}
+		case e.kind == "transactions" || e.kind == "jobs":
 			newest[e.kind] = append(newest[e.kind], e)
-		case "jobs":
-			var j jobRecord
-			ws.Store.ReadJSON(filepath.Join(e.paths[0], "job.json"), &j)
-			if j.running() {
-				e.protected = "a running job"
-				continue
-			}
-			newest[e.kind] = append(newest[e.kind], e)
-		case "browser":
-			var s struct {
-				Pid          int    `json:"pid"`
-				ProcessStart uint64 `json:"processStart"`
-			}
-			ws.Store.ReadJSON(e.paths[1], &s)
-			if proc.Alive(s.Pid, s.ProcessStart) {
-				e.protected = "a live browser session"
-			}
 		}
 	}
 	for _, list := range newest {
@@ -478,6 +438,35 @@ func protect(ws *workspace.Workspace, entries []*entry) error {
 		}
 	}
 	return nil
+}
+
+// needed reads an entry's record and says why it must stay: a transaction
+// being committed or rolled back, a running job, a live browser session.
+func needed(ws *workspace.Workspace, e *entry) string {
+	switch e.kind {
+	case "transactions":
+		var tx struct{ Status string }
+		ws.Store.ReadJSON(filepath.Join(e.paths[0], "transaction.json"), &tx)
+		if tx.Status == "committing" || tx.Status == "rolling_back" {
+			return "status " + tx.Status + ": recovery needs it"
+		}
+	case "jobs":
+		var j jobRecord
+		ws.Store.ReadJSON(filepath.Join(e.paths[0], "job.json"), &j)
+		if j.running() {
+			return "a running job"
+		}
+	case "browser":
+		var s struct {
+			Pid          int    `json:"pid"`
+			ProcessStart uint64 `json:"processStart"`
+		}
+		ws.Store.ReadJSON(e.paths[1], &s)
+		if proc.Alive(s.Pid, s.ProcessStart) {
+			return "a live browser session"
+		}
+	}
+	return ""
 }
 
 // jobRecord is what pruning reads of .agentic/jobs/<id>/job.json.
@@ -511,13 +500,18 @@ func idsIn(s string) []string {
 				break
 			}
 			cand := rest[i:]
-			if len(cand) >= len(prefix)+23 && store.ValidID(cand[:len(prefix)+23], strings.TrimSuffix(prefix, "_")) {
+			boundary := i == 0 || !isWordByte(rest[i-1])
+			if boundary && len(cand) >= len(prefix)+23 && store.ValidID(cand[:len(prefix)+23], strings.TrimSuffix(prefix, "_")) {
 				out = append(out, cand[:len(prefix)+23])
 			}
 			rest = rest[i+len(prefix):]
 		}
 	}
 	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // report is the envelope of store.gc.
