@@ -29,7 +29,9 @@ Every aw call that may write also prunes lightly: at most once an hour per
 workspace (recorded in .agentic/gc.json), at most 50 entries. A call capped
 at --tier read never prunes.
 
-A human verb: it runs in your own terminal or with AW_APPROVER_TOKEN.`
+A human verb: in your own terminal you are shown what would be removed and
+confirm with y; elsewhere AW_APPROVER_TOKEN must match your token file.
+--dry-run only reports.`
 	c.Example = `  aw gc --dry-run
   aw gc`
 	return c

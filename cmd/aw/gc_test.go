@@ -313,3 +313,26 @@ func TestGCSizeCap(t *testing.T) {
 	writeConfig(t, dir, `{"store": {"maxBytes": 10, "retentionDays": 0}}`)
 	wantErr(t, runAW(t, dir, nil, "inspect", "list"), "INVALID_INPUT", 2, "store.")
 }
+
+// TestGCTerminalConfirms: on the human's terminal aw gc shows what would
+// go and removes it only after y; N removes nothing.
+func TestGCTerminalConfirms(t *testing.T) {
+	f := newGCFixture(t)
+	noToken := []string{"XDG_CONFIG_HOME=" + t.TempDir()}
+	before := treeDigest(t, f.dir)
+	shown := ptyRun(t, f.dir, noToken, "N", "gc", "-o", "json")
+	if !strings.Contains(shown, "would free") || !strings.Contains(shown, "4 transactions") {
+		t.Fatalf("the question does not say what would go: %q", shown)
+	}
+	if env := envelopeIn(t, shown); env["ok"] != true || !strings.Contains(env["summary"].(string), "Nothing removed") {
+		t.Fatalf("after N: %v", env)
+	}
+	unchangedTree(t, before, treeDigest(t, f.dir))
+	shown = ptyRun(t, f.dir, noToken, "y", "gc", "-o", "json")
+	if env := envelopeIn(t, shown); env["ok"] != true || env["data"].(map[string]any)["bytesFreed"].(float64) <= 0 {
+		t.Fatalf("after y: %v", env)
+	}
+	if exists(txPath(f.dir, f.txs[0])) || !exists(txPath(f.dir, f.staged)) {
+		t.Fatalf("after y: the old preview must go and the staged transaction stay")
+	}
+}

@@ -121,18 +121,38 @@ func Run(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.E
 		res.fill(ws, nil, nil)
 		return report(res), nil
 	}
-	unlock, err := ws.Store.Lock()
-	if err != nil {
-		return envelope.Envelope{}, err
+	// On a terminal the human sees what would go and confirms first; the
+	// question is asked without the store lock, so agents are not held up
+	// while it waits, and the pruning that follows reports what it did.
+	if !req.DryRun && ws.Caller.Terminal && ws.Caller.Confirm != nil {
+		preview := &Result{DryRun: true, Removed: []Removed{}, Protected: []Protected{}}
+		if err := locked(ws, func() error { return prune(ws, preview, 0) }); err != nil {
+			return envelope.Envelope{}, err
+		}
+		if preview.BytesFreed > 0 && !ws.Caller.Confirm(report(preview).Summary+"\nRemove them? [y/N] ") {
+			env := report(preview)
+			env.Summary = "Nothing removed (not confirmed). " + env.Summary
+			return env, nil
+		}
 	}
-	defer unlock()
-	if err := prune(ws, res, 0); err != nil {
+	err := locked(ws, func() error { return prune(ws, res, 0) })
+	if err != nil {
 		return envelope.Envelope{}, err
 	}
 	if !req.DryRun {
 		writeStamp(ws, res, false, nil)
 	}
 	return report(res), nil
+}
+
+// locked runs fn under the store lock.
+func locked(ws *workspace.Workspace, fn func() error) error {
+	unlock, err := ws.Store.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
 }
 
 // Auto is the light pruning of every call that may write: at most once per
