@@ -60,6 +60,21 @@ var gitOverlay = map[string]string{
 	"worktree list":  "--porcelain\n-v|--verbose\n-z\n--expire=TIME",
 	"range-diff":     diffShort,
 	"rev-parse":      revParse,
+	// git-submodule, bisect and stash are scripts or dispatchers whose -h
+	// lists no options.
+	"submodule":               "-q|--quiet\n--cached\n--recursive",
+	"submodule status":        "--cached\n--recursive\n-q|--quiet",
+	"submodule init":          "-q|--quiet",
+	"submodule deinit":        "-f|--force\n--all\n-q|--quiet",
+	"submodule update":        "--init\n--remote\n-N|--no-fetch\n--no-recommend-shallow\n--recommend-shallow\n--rebase\n--merge\n--checkout\n--recursive\n-f|--force\n--depth=N\n--jobs=N\n--reference=REPO  read\n--single-branch\n--no-single-branch\n--filter=SPEC\n--progress\n-q|--quiet",
+	"submodule add":           "-b|--branch=B\n-f|--force\n--name=N\n--reference=REPO  read\n--depth=N\n-q|--quiet",
+	"submodule summary":       "--cached\n--files\n-n|--summary-limit=N\n-q|--quiet",
+	"submodule sync":          "--recursive\n-q|--quiet",
+	"submodule set-branch":    "-b|--branch=B\n-d|--default\n-q|--quiet",
+	"submodule set-url":       "-q|--quiet",
+	"submodule absorbgitdirs": "-q|--quiet",
+	"bisect start":            "--term-new|--term-bad=T\n--term-old|--term-good=T\n--no-checkout\n--first-parent",
+	"stash":                   "-q|--quiet",
 }
 
 // revParse are rev-parse's own options (not parse-options).
@@ -555,16 +570,27 @@ func gitHook(c *checker, t *toolCall) {
 		c.refuse(NestedCommand, exe, "", "`git %s` runs commands the policy cannot see into (%s); run those commands directly", sub, why)
 		return
 	}
-	// An action: the first operand after the subcommand's own options.
-	if len(rest) > 0 && !strings.HasPrefix(rest[0].text, "-") {
-		act := sub + " " + rest[0].text
+	// An action: the first word after the subcommand's own options
+	// (git submodule --quiet foreach …).
+	for k, w := range rest {
+		if strings.HasPrefix(w.text, "-") {
+			continue
+		}
+		act := sub + " " + w.text
 		if why, ok := gitNested[act]; ok {
 			c.refuse(NestedCommand, exe, "", "`git %s` runs commands the policy cannot see into (%s); run those commands directly", act, why)
 			return
 		}
 		if s := subs[act]; s != nil {
-			name, spec, rest = act, s, rest[1:]
+			if spec != nil && k > 0 {
+				c.runSpec(spec, "git "+sub, rest[:k], t.depth)
+				if c.refused {
+					return
+				}
+			}
+			name, spec, rest = act, s, rest[k+1:]
 		}
+		break
 	}
 	if spec == nil {
 		c.refuse(NestedCommand, exe, "", "`git %s` is not a git subcommand aw's rule knows; an alias or an external git-%s program can run anything, so it is refused; run a listed subcommand (status, diff, log, add, commit, …)", sub, sub)

@@ -2,8 +2,8 @@ package policy
 
 import (
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/agentic-workspace/aw/engine/policy/rule"

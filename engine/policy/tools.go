@@ -72,7 +72,6 @@ func gitConfigSafe(kv string) bool {
 	return false
 }
 
-
 // sedDanger reads a sed script far enough to find e, w, W and the e/w
 // flags of s (refused), and the files r and R read (checked by the
 // caller); a script it cannot follow is refused.

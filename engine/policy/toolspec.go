@@ -489,7 +489,7 @@ func (c *checker) parseExpression(t *toolSpec, tab *optTable, call *toolCall, ar
 		name := strings.TrimPrefix(s, "-")
 		o := tab.long[name]
 		if !strings.HasPrefix(s, "-") || o == nil {
-			if strings.HasPrefix(name, "newer") && len(name) == 7 {
+			if strings.HasPrefix(name, "newer") && len(name) == 7 && strings.ContainsRune("aBcmt", rune(name[5])) && strings.ContainsRune("aBcmt", rune(name[6])) {
 				i++ // -newerXY REF
 				continue
 			}

@@ -371,7 +371,7 @@ var awkSpec = &toolSpec{
 	-V|--version
 	-k|--csv
 	-W=OPTION  refuse  -W passes an implementation option aw does not read; use the long option instead`,
-	allow:  []string{"awk '{print $1}' f", "awk -F: '{print $2}' f", "awk -v n=3 'NR<n' f", "gawk --sandbox -e '{print}' f", "awk 'length($0) > 72' f"},
+	allow: []string{"awk '{print $1}' f", "awk -F: '{print $2}' f", "awk -v n=3 'NR<n' f", "gawk --sandbox -e '{print}' f", "awk 'length($0) > 72' f"},
 	refuse: []string{"denied-pattern: awk 'BEGIN{system(\"id\")}'", "denied-pattern: awk '{print | \"sh\"}' f", "denied-pattern: awk 'BEGIN{\"id\" | getline x}'", "denied-pattern: awk '{print > \"/tmp/x\"}' f", "denied-pattern: awk '{printf \"%s\", $0 >> \"out\"}' f", "denied-pattern: awk 'BEGIN{getline l < \"/etc/passwd\"}'", "denied-pattern: awk 'BEGIN{f=\"sys\" \"tem\"; @f(\"id\")}'", "denied-pattern: awk -e 'BEGIN{system(\"id\")}' f",
 		"nested-command: awk -f p.awk f", "nested-command: awk -vx=1 -f p.awk f", "denied-pattern: awk --fi=p.awk f", "nested-command: awk --fil=p.awk f", "nested-command: gawk -l ext f", "nested-command: gawk -E p.awk", "denied-pattern: gawk -o/tmp/x 1 f", "denied-pattern: awk -W exec=p.awk", "denied-pattern: awk -v LD_PRELOAD=x 1 f"},
 }
@@ -1127,7 +1127,6 @@ var chmodSpec = &toolSpec{
 	allow:  []string{"chmod +x scripts/run.sh", "chmod -R u+w sub", "chmod 644 a b"},
 	refuse: []string{"path-escape: chmod +x .git/hooks/pre-commit", "path-escape: chmod 777 /etc/x", "path-escape: chmod -R u+w .agentic", "path-escape: chmod --reference=.env x"},
 }
-
 
 var mkdirSpec = &toolSpec{
 	names: []string{"mkdir", "rmdir"}, mode: gnu, abbrev: true, operands: []string{"write"},
