@@ -60,7 +60,10 @@ type checker struct {
 	seen     map[string]bool
 	resolved map[string]bool // dir, target and access already found inside the jail
 	lookups  map[string][]Executable
-	env      []string // the spawned environment, for PATH
+	env      []string          // the spawned environment, for PATH
+	pathDirs []string          // its PATH entries
+	grant    bool              // inside the -c text of a shell named in commands.allow: allow does not apply, deny does
+	gitDirs  map[string]string // directory -> the foreign repository git would use there ("" = the root's own)
 	v        Verdict
 	refused  bool
 }
@@ -244,14 +247,14 @@ func (c *checker) command(ws []word, depth int) {
 			return
 		}
 	}
-	if runners()[low] && !c.allow[exe] {
+	if runners()[low] && !c.allow[exe] && !(c.grant && !c.argRules) {
 		c.refuse(NestedCommand, exe, "", "%s runs a command the policy cannot see into (a shell, an evaluator, a privilege or session changer), so it is refused; run the inner command directly, or %s", exe, c.allowHint(exe))
 		return
 	}
 	if c.workspaceExecutable(name.text, exe, resolved) || c.refused {
 		return
 	}
-	if !isTransparent && !c.allow[exe] {
+	if !isTransparent && !c.allow[exe] && !c.grant {
 		if len(c.ws.Settings.Commands.Allow) == 0 {
 			c.refuse(NotAllowed, exe, "", "commands.allow is empty, so nothing may run (fail-closed); a human allows executables with `aw config set commands.allow '[\"%s\"]'`", exe)
 			return
@@ -279,7 +282,7 @@ func (c *checker) command(ws []word, depth int) {
 		c.runSpec(tool, exe, ws[1:], depth)
 	case legacy != nil:
 		legacy(c, exe, ws[1:], depth)
-	case runners()[low]:
+	case runners()[low] && (c.argRules || !c.grant):
 		// A runner named in allow whose inner command the policy cannot
 		// know: deny always wins, so it is refused.
 		c.refuse(NestedCommand, exe, "", "%s is in commands.allow, but what it runs cannot be known by the policy, and a denied or unlisted program must not run through it; run the inner command directly", exe)

@@ -112,11 +112,5 @@ func EnvFrom(ws *workspace.Workspace, environ []string) []string {
 // and relative ones (the current directory) and every directory inside the
 // workspace, where the agent could plant a program named like a real tool.
 func outsidePath(ws *workspace.Workspace, path string) string {
-	var keep []string
-	for _, dir := range filepath.SplitList(path) {
-		if usablePathDir(ws.Jail.Root, dir) {
-			keep = append(keep, dir)
-		}
-	}
-	return strings.Join(keep, string(filepath.ListSeparator))
+	return strings.Join(searchDirs(ws.Jail.Root, path), string(filepath.ListSeparator))
 }

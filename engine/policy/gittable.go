@@ -400,7 +400,9 @@ var gitSpec = &toolSpec{
 		"denied-pattern: git log --bogus", "denied-pattern: git status --bogus", "denied-pattern: git commit -Q", "denied-pattern: git -x status"},
 }
 
-var gitSubs = sync.OnceValue(func() map[string]*toolSpec {
+// gitSections is gitopts.txt split by subcommand (the text only: a
+// subcommand's table is built the first time a line uses it).
+var gitSections = sync.OnceValue(func() map[string]string {
 	sections := map[string]string{}
 	cur := ""
 	var b strings.Builder
@@ -422,14 +424,31 @@ var gitSubs = sync.OnceValue(func() map[string]*toolSpec {
 		b.WriteString(line + "\n")
 	}
 	flush()
-	out := map[string]*toolSpec{}
-	for sub, text := range sections {
-		spec := &toolSpec{names: []string{"git " + sub}, mode: gnu, abbrev: true, numbers: true, operands: []string{"arg"}}
-		spec.opts, spec.err = mergeGitOptions(text, gitOverlay[sub]+"\n"+gitOverlay[sub+" "]+"\n"+gitOverlay["*"])
-		out[sub] = spec
-	}
-	return out
+	return sections
 })
+
+var (
+	gitSpecsMu sync.Mutex
+	gitSpecs   = map[string]*toolSpec{}
+)
+
+// gitSub is the rule of one git subcommand (or action), nil for none.
+func gitSub(sub string) *toolSpec {
+	gitSpecsMu.Lock()
+	defer gitSpecsMu.Unlock()
+	if s, ok := gitSpecs[sub]; ok {
+		return s
+	}
+	text, ok := gitSections()[sub]
+	var spec *toolSpec
+	if ok {
+		spec = &toolSpec{names: []string{"git " + sub}, mode: gnu, abbrev: true, numbers: true, operands: []string{"arg"}}
+		spec.opts, spec.err = mergeGitOptions(text, gitOverlay[sub]+"\n"+gitOverlay[sub+" "]+"\n"+gitOverlay["*"])
+		spec.table()
+	}
+	gitSpecs[sub] = spec
+	return spec
+}
 
 // mergeGitOptions lays the overlay's effects over git's own table: an
 // overlay line takes every name git gives the same option (so -u and
@@ -563,9 +582,8 @@ func gitHook(c *checker, t *toolCall) {
 	}
 	sub := strings.ToLower(t.operands[0].text)
 	rest := t.operands[1:]
-	subs := gitSubs()
 	name := sub
-	spec := subs[sub]
+	spec := gitSub(sub)
 	if why, ok := gitNested[sub]; ok {
 		c.refuse(NestedCommand, exe, "", "`git %s` runs commands the policy cannot see into (%s); run those commands directly", sub, why)
 		return
@@ -581,7 +599,7 @@ func gitHook(c *checker, t *toolCall) {
 			c.refuse(NestedCommand, exe, "", "`git %s` runs commands the policy cannot see into (%s); run those commands directly", act, why)
 			return
 		}
-		if s := subs[act]; s != nil {
+		if s := gitSub(act); s != nil {
 			if spec != nil && k > 0 {
 				c.runSpec(spec, "git "+sub, rest[:k], t.depth)
 				if c.refused {
@@ -722,7 +740,15 @@ func (c *checker) gitRepository(t *toolCall) {
 			}
 			continue
 		}
-		if why := c.foreignRepository(dir); why != "" {
+		if c.gitDirs == nil {
+			c.gitDirs = map[string]string{}
+		}
+		why, seen := c.gitDirs[dir]
+		if !seen {
+			why = c.foreignRepository(dir)
+			c.gitDirs[dir] = why
+		}
+		if why != "" {
 			c.refuse(NestedCommand, t.exe, dir, "git run in %s would use %s, whose configuration and hooks could have been written from inside the workspace (they can run programs); run git on the workspace's own repository, from the root", displayDir(dir), why)
 			return
 		}
@@ -776,6 +802,9 @@ func (c *checker) foreignRepository(dir string) string {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "a directory that does not exist yet (the policy cannot know which repository)"
+	}
+	if !within(root, real) {
+		return "a directory outside the workspace (" + real + ")"
 	}
 	for cur := real; ; cur = filepath.Dir(cur) {
 		rel, err := filepath.Rel(root, cur)

@@ -23,6 +23,21 @@ type Executable struct {
 // write never shadows a real tool), then in node_modules/.bin from dirAbs
 // up to the root. allow and deny judge the result by what it resolves to.
 func LookPath(ws *workspace.Workspace, name, dirAbs string, env []string) Executable {
+	return lookPath(ws, name, dirAbs, searchDirs(ws.Jail.Root, lookupEnv(env, "PATH")))
+}
+
+// searchDirs are the PATH entries a bare name is looked up in.
+func searchDirs(root, path string) []string {
+	var out []string
+	for _, dir := range filepath.SplitList(path) {
+		if usablePathDir(root, dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+func lookPath(ws *workspace.Workspace, name, dirAbs string, pathDirs []string) Executable {
 	root := ws.Jail.Root
 	var p string
 	if strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
@@ -35,10 +50,7 @@ func LookPath(ws *workspace.Workspace, name, dirAbs string, env []string) Execut
 		}
 		return withTarget(root, Executable{Path: filepath.Clean(p)}, true)
 	}
-	for _, dir := range filepath.SplitList(lookupEnv(env, "PATH")) {
-		if !usablePathDir(root, dir) {
-			continue
-		}
+	for _, dir := range pathDirs {
 		if p = filepath.Join(dir, name); isExecutable(p) {
 			return withTarget(root, Executable{Path: p}, true)
 		}
@@ -127,6 +139,7 @@ func (c *checker) resolveName(name string) []Executable {
 	if c.lookups == nil {
 		c.lookups = map[string][]Executable{}
 		c.env = Env(c.ws)
+		c.pathDirs = filepath.SplitList(lookupEnv(c.env, "PATH")) // Env already dropped the workspace's
 	}
 	key := name + "\x00" + strconvItoa(len(c.dirs))
 	if r, ok := c.lookups[key]; ok {
@@ -134,7 +147,7 @@ func (c *checker) resolveName(name string) []Executable {
 	}
 	var out []Executable
 	for _, d := range c.dirs {
-		out = append(out, LookPath(c.ws, name, filepath.Join(c.ws.Jail.Root, d), c.env))
+		out = append(out, lookPath(c.ws, name, filepath.Join(c.ws.Jail.Root, d), c.pathDirs))
 	}
 	c.lookups[key] = out
 	return out
@@ -187,7 +200,7 @@ func (c *checker) lookAlike(name, exe string, resolved []Executable) bool {
 		if strings.EqualFold(tb, exe) || c.allow[tb] {
 			continue
 		}
-		if std := LookPath(c.ws, exe, c.ws.Jail.Root, c.env); std.Target == r.Target {
+		if std := lookPath(c.ws, exe, c.ws.Jail.Root, c.pathDirs); std.Target == r.Target {
 			continue // /usr/bin/awk is the awk on PATH (mawk behind an alternative)
 		}
 		c.refuse(NotAllowed, exe, "", "%s resolves to %s, which is not the %s that commands.allow names (nor is %s in it); run the tool by its name, or a human adds %q to commands.allow", name, r.Target, exe, tb, tb)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -108,9 +109,14 @@ func (c *checker) stdinInner(t *toolCall, ops []word) {
 	c.command(inner, t.depth+1)
 }
 
-// shellRunner checks a shell named in commands.allow: -c text is parsed
-// and every command in it checked like a shell line; a script file runs
-// only when commands.allow names its workspace path; stdin cannot be read.
+// shellRunner checks a shell named in commands.allow. A shell is a grant
+// of a general interpreter (like node or python, which can run anything),
+// so the allow list does not apply to what it runs; deny always does: its
+// -c text is parsed and every command in it is checked against
+// commands.deny, commands.denyPatterns and aw's built-in rules (protected
+// paths, tool rules, human verbs). What cannot be read (a script file,
+// stdin, syntax the parser does not read with confidence) is refused while
+// deny rules are in force, since a denied program could hide in it.
 func (c *checker) shellRunner(t *toolCall, ops []word) {
 	exe := t.exe
 	if t.has("-c") {
@@ -118,38 +124,49 @@ func (c *checker) shellRunner(t *toolCall, ops []word) {
 			c.refuse(NestedCommand, exe, "", "`%s -c` has no command text; give the command after -c", exe)
 			return
 		}
-		text := ops[0]
-		if text.dynamic != "" {
-			c.refuse(NestedCommand, exe, "", "the command text of `%s -c` is decided at run time (%s), so the policy cannot read what it runs; write it literally", exe, text.dynamic)
+		if ops[0].dynamic != "" {
+			c.opaqueShell(exe, "its command text is decided at run time ("+ops[0].dynamic+")")
 			return
 		}
-		c.nestedShell(exe, text.text)
+		c.nestedShell(exe, ops[0].text)
 		return
 	}
 	if len(ops) == 0 {
-		c.refuse(NestedCommand, exe, "", "%s without -c reads its commands from stdin, which the policy cannot read; pass them with -c 'COMMANDS' so they are checked", exe)
+		c.opaqueShell(exe, "without -c it reads its commands from stdin")
 		return
 	}
 	script := ops[0]
-	if c.allowedWorkspacePath(script.text) {
+	if c.allowedWorkspacePath(script.text) || !c.argRules {
 		c.path(script, readAccess, exe, "script "+exe+" runs")
 		return
 	}
-	c.refuse(NestedCommand, exe, "", "`%s %s` runs a script file the policy cannot read, so it is refused although %s is in commands.allow; pass the commands with -c 'COMMANDS' so they are checked, or %s", exe, script.text, exe, c.allowHint("./"+strings.TrimPrefix(script.text, "./")))
+	c.refuse(NestedCommand, exe, "", "`%s %s` runs a script file the policy cannot read while deny rules are in force, so a denied program could run through it; pass the commands with -c 'COMMANDS' so they are checked, or %s", exe, script.text, c.allowHint("./"+strings.TrimPrefix(script.text, "./")))
+}
+
+// opaqueShell: what the shell runs cannot be read.
+func (c *checker) opaqueShell(exe, why string) {
+	if c.argRules {
+		c.refuse(NestedCommand, exe, "", "%s is in commands.allow, but %s, so the policy cannot check it against the deny rules; pass the commands literally with -c 'COMMANDS'", exe, why)
+	}
 }
 
 // nestedShell checks the text of sh -c as a shell line (the shell parses
-// it the way it parses any line).
+// it the way it parses any line) under the shell's grant.
 func (c *checker) nestedShell(exe, text string) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
 	if err != nil {
-		c.refuse(UnsupportedSyntax, exe, "", "the command text of `%s -c` does not parse as a shell line (%v); write simple commands joined by ;, &&, || or |", exe, err)
+		c.opaqueShell(exe, fmt.Sprintf("its command text does not parse as a shell line (%v)", err))
 		return
 	}
-	saveShell, saveLine := c.shell, c.line
-	c.shell, c.line = true, text
+	saveShell, saveLine, saveGrant, saveV := c.shell, c.line, c.grant, c.v
+	c.shell, c.line, c.grant = true, text, true
 	c.stmts(f.Stmts)
-	c.shell, c.line = saveShell, saveLine
+	c.shell, c.line, c.grant = saveShell, saveLine, saveGrant
+	if c.refused && !c.argRules && (c.v.Reason == UnsupportedSyntax || c.v.Reason == UnbalancedQuotes || c.v.Reason == NestedCommand) {
+		// Unreadable text without deny rules: the grant covers it.
+		saveV.Commands = c.v.Commands
+		c.v, c.refused = saveV, false
+	}
 }
 
 // sedHook: the script is the first operand unless -e or -f gave one; its

@@ -3,6 +3,7 @@ package policy
 import (
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -80,12 +81,12 @@ func TestToolRuleExamples(t *testing.T) {
 			}
 		}
 	}
-	for sub, spec := range gitSubs() {
-		if _, err := spec.table(); err != nil {
+	for sub := range gitSections() {
+		if _, err := gitSub(sub).table(); err != nil {
 			t.Errorf("git %s: %v", sub, err)
 		}
 	}
-	t.Logf("%d tool rules, %d examples, %d git subcommand tables", len(uniqueSpecs()), total, len(gitSubs()))
+	t.Logf("%d tool rules, %d examples, %d git subcommand tables", len(uniqueSpecs()), total, len(gitSections()))
 }
 
 // TestRuleTableErrors: a table that does not parse fails closed.
@@ -265,4 +266,32 @@ func TestToolRuleVariants(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkCheckToolLine500 checks a 500-command sh line of ruled tools:
+// every command read by its option table, the git ones also walked for
+// their repository.
+func BenchmarkCheckToolLine500(b *testing.B) {
+	ws := fixture(b)
+	ws.Settings.Commands.Interpreter = "sh"
+	line := strings.Repeat("git log --oneline -n 5 && sed -n 1,5p README.md && find . -name '*.go' -type f && sort -o sub/out.txt README.md && tar -czf dist.tar.gz dist && ", 100)
+	line = strings.TrimSuffix(line, " && ")
+	if v := Check(ws, Request{Line: line}); !v.Allowed || len(v.Commands) != 500 {
+		b.Fatalf("%d commands, %s %s", len(v.Commands), v.Reason, v.Message)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for i := 0; i < b.N; i++ {
+		Check(ws, Request{Line: line})
+	}
+	// CPU time as well as wall time: on a shared machine the wall clock
+	// measures the neighbours.
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -606,6 +606,15 @@ func (c *checker) operands(call *toolCall, target bool) {
 	kinds := call.spec.operands
 	ops := call.operands
 	exe := call.exe
+	if len(ops) == 0 && len(kinds) > 0 {
+		switch kinds[0] {
+		case "stdin-inner": // xargs alone runs echo
+			c.stdinInner(call, nil)
+		case "script-or-inner": // a shell alone reads stdin
+			c.shellRunner(call, nil)
+		}
+		return
+	}
 	for i := 0; i < len(ops) && len(kinds) > 0 && !c.refused; i++ {
 		k := kinds[0]
 		if len(kinds) > 1 {
