@@ -303,7 +303,7 @@ var runners = sync.OnceValue(func() map[string]bool {
 		"eval", "source", ".", "trap", "alias", "fc", "xargs", "parallel", "watch", "script", "expect", "unbuffer",
 		"sudo", "doas", "su", "runuser", "pkexec", "sg", "newgrp", "setsid", "setpriv", "chroot", "unshare", "nsenter",
 		"firejail", "bwrap", "systemd-run", "flock", "taskset", "chrt", "ionice", "prlimit", "numactl", "cgexec",
-		"busybox", "toybox", "ssh", "ssh-agent", "at", "batch", "crontab", "tmux", "screen", "dtach",
+		"enable", "busybox", "toybox", "ssh", "ssh-agent", "at", "batch", "crontab", "tmux", "screen", "dtach",
 		"strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "xdg-open", "open", "dbus-launch")
 })
 

@@ -571,7 +571,7 @@ func argSuffix(a argKind) string {
 func gitHook(c *checker, t *toolCall) {
 	exe := t.exe
 	for _, w := range t.operands {
-		if strings.HasPrefix(w.text, "ext::") || strings.HasPrefix(w.text, "fd::") {
+		if strings.Contains(w.text, "ext::") || strings.Contains(w.text, "fd::") {
 			c.refuse(DeniedPattern, exe, "", "`%s %s` is refused by aw's built-in rules: the ext:: and fd:: transports run a command", exe, w.text)
 			return
 		}

@@ -196,15 +196,27 @@ func (c *checker) lookAlike(name, exe string, resolved []Executable) bool {
 		if r.Target == "" {
 			continue
 		}
-		tb := rule.Base(r.Target)
-		if strings.EqualFold(tb, exe) || c.allow[tb] {
-			continue
-		}
 		if std := lookPath(c.ws, exe, c.ws.Jail.Root, c.pathDirs); std.Target == r.Target {
 			continue // /usr/bin/awk is the awk on PATH (mawk behind an alternative)
 		}
-		c.refuse(NotAllowed, exe, "", "%s resolves to %s, which is not the %s that commands.allow names (nor is %s in it); run the tool by its name, or a human adds %q to commands.allow", name, r.Target, exe, tb, tb)
+		// Another file of an allowed name, in a directory on the
+		// command's PATH (a second toolchain): the file a human installed.
+		tb := rule.Base(r.Target)
+		if (strings.EqualFold(tb, exe) || c.allow[tb]) && c.onPath(filepath.Dir(r.Target)) {
+			continue
+		}
+		c.refuse(NotAllowed, exe, "", "%s resolves to %s, which is not the %s on the command's PATH that commands.allow names; run the tool by its name (or from a directory on PATH)", name, r.Target, exe)
 		return true
+	}
+	return false
+}
+
+// onPath reports whether dir (a real path) is one of the PATH directories.
+func (c *checker) onPath(dir string) bool {
+	for _, d := range c.pathDirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil && real == dir || d == dir {
+			return true
+		}
 	}
 	return false
 }

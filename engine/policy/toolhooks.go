@@ -28,6 +28,10 @@ func hookFor(name string) func(c *checker, t *toolCall) {
 		return npxHook
 	case "git":
 		return gitHook
+	case "vim":
+		return vimHook
+	case "links":
+		return linksHook
 	}
 	return func(c *checker, t *toolCall) {
 		c.refuse(NotAllowed, t.exe, "", "aw's rule for %s names the hook %q, which does not exist; this is a bug in aw, report it", t.exe, name)
@@ -327,6 +331,26 @@ func edHook(c *checker, t *toolCall) {
 		return
 	}
 	c.refuse(NestedCommand, t.exe, "", "%s reads its commands from stdin (a here-document or a pipe) and its ! command runs a shell command, so it is a runner the policy cannot read; edit files with `aw edit` or sed, or a human allows it with `aw config set commands.allow` naming %q", t.exe, t.exe+" -")
+}
+
+// linksHook: cp --link makes hard links (a protected source would become
+// writable through its link) and install -d creates every operand, so
+// their sources are checked as writes too.
+func linksHook(c *checker, t *toolCall) {
+	if !t.has("--link") && !t.has("--directory") {
+		return
+	}
+	for _, f := range t.operands {
+		c.path(f, writeAccess, t.exe, "file "+t.exe+" links or creates")
+	}
+}
+
+// vimHook: vim reads keystrokes (and so ! commands) from a stdin that is
+// not a terminal; in a shell line stdin can be a pipe or a here-document.
+func vimHook(c *checker, t *toolCall) {
+	if c.shell && !c.allow[t.exe+" -"] {
+		c.refuse(NestedCommand, t.exe, "", "%s in a shell line reads keystrokes from its stdin, which the line can feed (a pipe, a here-document), and a keystroke can run a shell command; run it as an argv (its stdin is then empty), or a human allows it with `aw config set commands.allow` naming %q", t.exe, t.exe+" -")
+	}
 }
 
 // npxHook: the first operand is the package (or, with -p, the command);

@@ -640,6 +640,8 @@ func (c *checker) operands(call *toolCall, target bool) {
 			c.command(ops[i:], call.depth+1)
 			return
 		case "env":
+			for ; i < len(ops) && ops[i].text == "-"; i++ {
+			} // env - is env -i
 			for ; i < len(ops); i++ {
 				name, ok := isAssignment(ops[i].text)
 				if !ok {

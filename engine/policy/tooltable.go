@@ -49,8 +49,8 @@ var envSpec = &toolSpec{
 	--list-signal-handling
 	--help
 	--version`,
-	allow:  []string{"env GOOS=linux go build ./...", "env -i go test", "env -u FOO go test", "env -- go vet"},
-	refuse: []string{"denied-executable: env rm x", "nested-command: env -S 'rm -rf /'", "nested-command: env --split='rm x'", "nested-command: env -C / go test", "nested-command: env -iS'rm x'", "denied-pattern: env LD_PRELOAD=x.so go test", "nested-command: env --unknown go test"},
+	allow:  []string{"env GOOS=linux go build ./...", "env -i go test", "env -u FOO go test", "env -- go vet", "env - go vet"},
+	refuse: []string{"denied-executable: env rm x", "denied-executable: env - rm x", "denied-executable: env -- - rm", "nested-command: env -S 'rm -rf /'", "nested-command: env --split='rm x'", "nested-command: env -C / go test", "nested-command: env -iS'rm x'", "denied-pattern: env LD_PRELOAD=x.so go test", "nested-command: env --unknown go test"},
 	why:    "runs its operands as a command, with variables set",
 }
 
@@ -740,7 +740,7 @@ var rgSpec = &toolSpec{
 // could hold --pre.
 
 var vimSpec = &toolSpec{
-	names: []string{"vim", "vi", "nvim", "view", "ex", "vimdiff", "rvim", "rview", "vim.basic", "vim.tiny"}, mode: gnu, plus: eRun, operands: []string{"arg"},
+	names: []string{"vim", "vi", "nvim", "view", "ex", "vimdiff", "rvim", "rview", "vim.basic", "vim.tiny"}, mode: gnu, plus: eRun, operands: []string{"arg"}, hook: "vim",
 	opts: `
 	-c=CMD  run  an editor command can run a shell command
 	--cmd=CMD  run  an editor command can run a shell command
@@ -788,6 +788,9 @@ var vimSpec = &toolSpec{
 	--clean
 	--not-a-term
 	--ttyfail`,
+	// In argv mode a command's stdin is /dev/null; in a shell line it can
+	// be a pipe or a here-document, and vim reads keys from a stdin that
+	// is not a terminal (sh mode is checked in TestToolRuleVariants).
 	allow:  []string{"vim -R f", "vi +12 f", "vim -d a b", "view -n f"},
 	refuse: []string{"denied-pattern: vim -c ':!id' f", "denied-pattern: vim '+!id' f", "denied-pattern: vim +w f", "denied-pattern: vim --cmd '!id' f", "denied-pattern: vim -Rc '!id' f", "nested-command: vim -S s.vim f", "nested-command: vim -u x.vim f", "nested-command: vim -es f", "nested-command: ex -s f", "nested-command: vim -Es f", "nested-command: vi -s keys f", "denied-pattern: vim -w keys f", "denied-pattern: vim --bogus f", "denied-pattern: vim --servername x --remote-send ':!id<CR>'"},
 }
@@ -952,7 +955,7 @@ var npxSpec = &toolSpec{
 // --- file tools: their operands are writes through the jail ---
 
 var cpSpec = &toolSpec{
-	names: []string{"cp"}, mode: gnu, abbrev: true, operands: []string{"sources-write"},
+	names: []string{"cp"}, mode: gnu, abbrev: true, operands: []string{"sources-write"}, hook: "links",
 	opts: `
 	-a|--archive
 	--attributes-only
@@ -989,7 +992,7 @@ var cpSpec = &toolSpec{
 	--help
 	--version`,
 	allow:  []string{"cp go.mod sub/", "cp -r sub dist/", "cp -t dist go.mod README.md", "cp -av sub dist"},
-	refuse: []string{"path-escape: cp x /tmp/y", "path-escape: cp x .git/config", "path-escape: cp -t .git/hooks x", "path-escape: cp --target=.agentic x", "path-escape: cp -rt/tmp x", "path-escape: cp .env x", "path-escape: cp /etc/shadow x", "path-escape: cp x y .agentic/", "denied-pattern: cp --bogus x y"},
+	refuse: []string{"path-escape: cp x /tmp/y", "path-escape: cp x .git/config", "path-escape: cp -l .git/config sub/c", "path-escape: cp --link .agentic/config.json x", "path-escape: cp -al .git sub/g", "path-escape: cp -t .git/hooks x", "path-escape: cp --target=.agentic x", "path-escape: cp -rt/tmp x", "path-escape: cp .env x", "path-escape: cp /etc/shadow x", "path-escape: cp x y .agentic/", "denied-pattern: cp --bogus x y"},
 }
 
 var mvSpec = &toolSpec{
@@ -1017,7 +1020,7 @@ var mvSpec = &toolSpec{
 }
 
 var installSpec = &toolSpec{
-	names: []string{"install"}, mode: gnu, abbrev: true, operands: []string{"sources-write"},
+	names: []string{"install"}, mode: gnu, abbrev: true, operands: []string{"sources-write"}, hook: "links",
 	opts: `
 	--backup[=CONTROL]
 	-b
@@ -1041,7 +1044,7 @@ var installSpec = &toolSpec{
 	--help
 	--version`,
 	allow:  []string{"install -m 755 build/app dist/app", "install -d dist/bin"},
-	refuse: []string{"path-escape: install x /usr/local/bin/x", "path-escape: install -t .git/hooks x", "path-escape: install -Dm755 x .git/hooks/pre-commit", "denied-pattern: install -s --strip-program=./evil x dist/x", "denied-pattern: install --strip-p=./evil x y"},
+	refuse: []string{"path-escape: install x /usr/local/bin/x", "path-escape: install -d .git/hooks x", "path-escape: install -d x /tmp/y", "path-escape: install -t .git/hooks x", "path-escape: install -Dm755 x .git/hooks/pre-commit", "denied-pattern: install -s --strip-program=./evil x dist/x", "denied-pattern: install --strip-p=./evil x y"},
 }
 
 var lnSpec = &toolSpec{
