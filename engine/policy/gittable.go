@@ -444,6 +444,7 @@ func gitSub(sub string) *toolSpec {
 	if ok {
 		spec = &toolSpec{names: []string{"git " + sub}, mode: gnu, abbrev: true, numbers: true, operands: []string{"arg"}}
 		spec.opts, spec.err = mergeGitOptions(text, gitOverlay[sub]+"\n"+gitOverlay[sub+" "]+"\n"+gitOverlay["*"])
+		spec.opts = negations(spec.opts)
 		spec.table()
 	}
 	gitSpecs[sub] = spec
@@ -474,6 +475,14 @@ func mergeGitOptions(generated, overlay string) (string, error) {
 		o, err := parseOptLine(l, false)
 		if err != nil {
 			return "", err
+		}
+		if o.eff == plain {
+			// A plain overlay line only fills what git's own table lacks
+			// (shortlog's -n is --numbered, not log's --max-count).
+			if l = unsharedNames(o, generated); l == "" {
+				continue
+			}
+			o, _ = parseOptLine(l, false)
 		}
 		dup := false
 		for _, prev := range over {
@@ -553,6 +562,76 @@ func mergeGitOptions(generated, overlay string) (string, error) {
 		b.WriteString(l + "\n")
 	}
 	return b.String(), nil
+}
+
+// unsharedNames is o's line without the names the generated table has
+// ("" when none is left).
+func unsharedNames(o *optSpec, generated string) string {
+	taken := map[string]bool{}
+	for _, l := range strings.Split(generated, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		head := f[0]
+		if j := strings.IndexAny(head, "=["); j >= 0 {
+			head = head[:j]
+		}
+		for _, n := range strings.Split(head, "|") {
+			taken[n] = true
+		}
+	}
+	var keep []string
+	for _, s := range o.short {
+		if n := "-" + string(s); !taken[n] {
+			keep = append(keep, n)
+		}
+	}
+	for _, lg := range o.long {
+		if n := "--" + lg; !taken[n] {
+			keep = append(keep, n)
+		}
+	}
+	if len(keep) == 0 {
+		return ""
+	}
+	return strings.Join(keep, "|") + argSuffix(o.arg)
+}
+
+// negations adds --no-X for every --X and --X for every --no-X that the
+// table lacks: git's parse-options accepts both spellings.
+func negations(table string) string {
+	have := map[string]bool{}
+	var longs []string
+	for _, l := range strings.Split(table, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		head := f[0]
+		if j := strings.IndexAny(head, "=["); j >= 0 {
+			head = head[:j]
+		}
+		for _, n := range strings.Split(head, "|") {
+			if lg, ok := strings.CutPrefix(n, "--"); ok {
+				have[lg] = true
+				longs = append(longs, lg)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString(table)
+	for _, lg := range longs {
+		neg := "no-" + lg
+		if rest, ok := strings.CutPrefix(lg, "no-"); ok {
+			neg = rest
+		}
+		if !have[neg] {
+			have[neg] = true
+			b.WriteString("--" + neg + "\n")
+		}
+	}
+	return b.String()
 }
 
 func argSuffix(a argKind) string {
