@@ -58,7 +58,7 @@ func isAssignment(s string) (string, bool) {
 // gitSafeConfig are the -c keys that only change presentation or identity.
 var gitSafeConfig = []string{"user.name", "user.email", "color.", "core.quotepath", "init.defaultbranch", "advice.",
 	"commit.gpgsign", "tag.gpgsign", "log.", "format.pretty", "diff.noprefix", "diff.renames", "merge.conflictstyle",
-	"pull.rebase", "pull.ff", "push.default", "status.", "core.abbrev", "safe.bareRepository"}
+	"pull.rebase", "pull.ff", "push.default", "status.", "core.abbrev"}
 
 func gitConfigSafe(kv string) bool {
 	key, _, _ := strings.Cut(kv, "=")

@@ -3,7 +3,6 @@ package policy
 import (
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -188,6 +187,8 @@ var variants = []tcase{
 	{line: "git -c alias.l=!id l", reason: DeniedPattern},
 	{line: "git -c include.path=../x status", reason: DeniedPattern},
 	{line: "git -c protocol.ext.allow=always fetch", reason: DeniedPattern},
+	{line: "git -c safe.bareRepository=all status", reason: DeniedPattern},
+	{line: "git -c safe.directory=* status", reason: DeniedPattern},
 	{line: "git --config-env core.pager=X log", reason: DeniedPattern},
 	{line: "git --exec-path=. status", reason: DeniedPattern},
 	{line: "git --exec-path"},
@@ -294,10 +295,4 @@ func BenchmarkCheckToolLine500(b *testing.B) {
 	// CPU time as well as wall time: on a shared machine the wall clock
 	// measures the neighbours.
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-}
-
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
