@@ -313,12 +313,30 @@ func makeRule(c *checker, exe string, args []word, depth int) {
 	}
 }
 
+// goWrites are go's flags whose value is a file or directory it writes
+// (go build -o .git/hooks/pre-commit would plant a hook).
+var goWrites = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true,
+	"mutexprofile": true, "trace": true, "outputdir": true}
+
 func goRule(c *checker, exe string, args []word, depth int) {
 	for i, a := range args {
-		l, _, _ := strings.Cut(strings.TrimPrefix(a.text, "-"), "=")
+		l, v, eq := strings.Cut(strings.TrimPrefix(a.text, "-"), "=")
 		if l == "-exec" || l == "-toolexec" || l == "exec" || l == "toolexec" {
 			c.deniedArg(exe, a.text, "it names a program for go to run")
 			return
+		}
+		if strings.HasPrefix(a.text, "-") {
+			if name := strings.TrimPrefix(strings.TrimPrefix(l, "-"), "test."); goWrites[name] {
+				switch {
+				case eq:
+					c.path(word{text: v, dynamic: a.dynamic}, writeAccess, exe, "file go -"+name+" writes")
+				case i+1 < len(args):
+					c.path(args[i+1], writeAccess, exe, "file go -"+name+" writes")
+				}
+				if c.refused {
+					return
+				}
+			}
 		}
 		if a.text == "env" && i+1 < len(args) {
 			for _, b := range args[i+1:] {

@@ -156,6 +156,14 @@ var variants = []tcase{
 	{line: "dd if=/dev/zero of=../x count=1", reason: PathEscape},
 	{line: "tee -ap .git/config", reason: PathEscape},
 	{line: "mkdir -pm 755 .git/hooks", reason: PathEscape},
+	// go's output flags
+	{line: "go build -o .git/hooks/pre-commit ./cmd/x", reason: PathEscape},
+	{line: "go build -o=/tmp/x .", reason: PathEscape},
+	{line: "go test -coverprofile=.agentic/c.out ./...", reason: PathEscape},
+	{line: "go test -c -o ../x.test ./pkg", reason: PathEscape},
+	{line: "go test ./... -args -test.cpuprofile=/tmp/p", reason: PathEscape},
+	{line: "go build -o dist/app ./cmd/app"},
+	{line: "go test -coverprofile=cover.out ./..."},
 	// GNU long-option abbreviations
 	{line: "sort --output=/tmp/x f", reason: PathEscape},
 	{line: "sort --outp=/tmp/x f", reason: PathEscape},
