@@ -396,7 +396,7 @@ var gitSpec = &toolSpec{
 	refuse: []string{"denied-pattern: git -c core.pager=id log", "denied-pattern: git -c alias.st=!id st", "denied-pattern: git --config-env=core.pager=X log", "denied-pattern: git --exec-path=./evil status", "denied-pattern: git fetch --upload-pack=./evil origin", "denied-pattern: git fetch --upload-pa=./evil origin", "denied-pattern: git pull --upl=./evil", "denied-pattern: git push --receive-pack=./evil", "denied-pattern: git push --rec=x", "denied-pattern: git clone -u ./evil h:r d", "denied-pattern: git clone -u./evil h:r", "denied-pattern: git archive --exec=./evil --remote=x HEAD", "denied-pattern: git ls-remote --upload-pack=./evil x",
 		"denied-pattern: git rebase -x id main", "denied-pattern: git rebase --exec=id main", "denied-pattern: git rebase -ix id main", "denied-pattern: git grep -Oevil foo", "denied-pattern: git grep --open-files=evil foo", "denied-pattern: git clone -c core.sshCommand=id h:r", "denied-pattern: git clone --conf=core.hooksPath=x h:r", "denied-pattern: git clone ext::id d", "denied-pattern: git remote add x ext::id", "denied-pattern: git config core.pager id", "denied-pattern: git help -w log",
 		"denied-pattern: git clone --template=./t h:r", "nested-command: git submodule foreach id", "nested-command: git bisect run ./evil", "nested-command: git difftool", "nested-command: git filter-branch --tree-filter id", "nested-command: git frobnicate", "denied-pattern: git init --templ=./t",
-		"path-escape: git -C /etc log", "path-escape: git --git-dir=/tmp/x log", "path-escape: git log --output=/tmp/x", "path-escape: git diff --output=.git/config", "path-escape: git format-patch -o /tmp HEAD~1", "path-escape: git format-patch -o.agentic HEAD~1", "path-escape: git archive -o /tmp/a.tar HEAD", "path-escape: git archive --out=.git/x HEAD", "path-escape: git checkout-index -a --prefix=/tmp/x/", "path-escape: git worktree add /tmp/wt", "path-escape: git worktree add .git/wt", "path-escape: git clone h:r /tmp/d", "path-escape: git clone /etc d", "path-escape: git init /tmp/r", "path-escape: git commit -F .env",
+		"path-escape: git -C /etc log", "path-escape: git --git-dir=/tmp/x log", "path-escape: git log --output=/tmp/x", "path-escape: git diff --output=.git/config", "path-escape: git format-patch -o /tmp HEAD~1", "path-escape: git format-patch -o.agentic HEAD~1", "path-escape: git archive -o /tmp/a.tar HEAD", "path-escape: git archive --out=.git/x HEAD", "path-escape: git checkout-index -a --prefix=/tmp/x/", "path-escape: git worktree add /tmp/wt", "path-escape: git worktree add .git/wt", "path-escape: git worktree move wt /tmp/wt", "path-escape: git mv README.md ../x", "path-escape: git clone h:r /tmp/d", "path-escape: git clone /etc d", "path-escape: git init /tmp/r", "path-escape: git commit -F .env",
 		"denied-pattern: git log --bogus", "denied-pattern: git status --bogus", "denied-pattern: git commit -Q", "denied-pattern: git -x status"},
 }
 
@@ -734,6 +734,10 @@ func gitHook(c *checker, t *toolCall) {
 	case "remote add", "remote set-url":
 		for _, w := range ops {
 			c.gitURL(exe, w)
+		}
+	case "worktree move", "mv":
+		if len(ops) > 1 {
+			c.path(ops[len(ops)-1], writeAccess, exe, "destination git "+name+" writes")
 		}
 	case "bundle create":
 		if len(ops) > 0 {
