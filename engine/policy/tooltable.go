@@ -1125,10 +1125,17 @@ var chmodSpec = &toolSpec{
 	-H
 	-L
 	-P
+	# chmod -w FILE: a mode that starts with - reads like an option
+	-r
+	-w
+	-x
+	-X
+	-s
+	-t
 	--help
 	--version`,
-	allow:  []string{"chmod +x scripts/run.sh", "chmod -R u+w sub", "chmod 644 a b"},
-	refuse: []string{"path-escape: chmod +x .git/hooks/pre-commit", "path-escape: chmod 777 /etc/x", "path-escape: chmod -R u+w .agentic", "path-escape: chmod --reference=.env x"},
+	allow:  []string{"chmod +x scripts/run.sh", "chmod -R u+w sub", "chmod 644 a b", "chmod -w sub/f", "chmod -wx sub/f"},
+	refuse: []string{"path-escape: chmod +x .git/hooks/pre-commit", "path-escape: chmod 777 /etc/x", "path-escape: chmod -R u+w .agentic", "path-escape: chmod --reference=.env x", "path-escape: chmod -w .git/config"},
 }
 
 var mkdirSpec = &toolSpec{
