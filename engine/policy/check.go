@@ -304,7 +304,9 @@ var runners = sync.OnceValue(func() map[string]bool {
 		"sudo", "doas", "su", "runuser", "pkexec", "sg", "newgrp", "setsid", "setpriv", "chroot", "unshare", "nsenter",
 		"firejail", "bwrap", "systemd-run", "flock", "taskset", "chrt", "ionice", "prlimit", "numactl", "cgexec",
 		"enable", "busybox", "toybox", "ssh", "ssh-agent", "at", "batch", "crontab", "tmux", "screen", "dtach",
-		"strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "xdg-open", "open", "dbus-launch")
+		"strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "xdg-open", "open", "dbus-launch",
+		"chronic", "fakeroot", "proot", "faketime", "torsocks", "proxychains", "proxychains4", "xvfb-run", "dbus-run-session",
+		"sshpass", "catchsegv", "nocache", "eatmydata", "rlwrap", "cpulimit", "trickle", "daemonize", "run-parts", "entr", "start-stop-daemon")
 })
 
 func setOf(names ...string) map[string]bool {

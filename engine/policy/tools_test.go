@@ -242,6 +242,11 @@ var variants = []tcase{
 	{sh: true, line: "exec -a ls rm x", reason: DeniedExecutable},
 	{sh: true, line: "hash -p /bin/rm ls; ls", reason: NotAllowed},
 	{sh: true, line: "enable -f ./x.so x", reason: NestedCommand},
+	// wrappers that run their operands
+	{line: "fakeroot rm x", reason: NestedCommand},
+	{line: "faketime 2020-01-01 rm x", reason: NestedCommand},
+	{line: "xvfb-run rm x", reason: NestedCommand},
+	{line: "eatmydata rm x", reason: NestedCommand},
 	// environment on the line
 	{sh: true, line: "TAR_OPTIONS=--to-command=id tar -tf a.tar", reason: DeniedPattern},
 	{sh: true, line: "RIPGREP_CONFIG_PATH=x rg foo", reason: DeniedPattern},
