@@ -237,7 +237,8 @@ func TestCommandEnvironment(t *testing.T) {
 }
 
 // TestCommandResolution: PATH of the spawned environment first, then
-// node_modules/.bin under the root; the envelope says what ran.
+// node_modules/.bin under the root (a workspace file: it runs only when
+// commands.allow names its path); the envelope says what ran.
 func TestCommandResolution(t *testing.T) {
 	dir := cmdWorkspace(t, 2, "")
 	bin := filepath.Join(dir, "node_modules", ".bin")
@@ -245,6 +246,13 @@ func TestCommandResolution(t *testing.T) {
 	os.WriteFile(filepath.Join(bin, "mytool"), []byte("#!/bin/sh\necho from-node-modules \"$@\"\n"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 	r := runAW(t, dir, nil, "command", "run", "--cwd", "sub", "--", "mytool", "x")
+	if r.Code != 1 || r.field(t, ".error.details.reason") != "not-allowed" || r.field(t, ".error.details.path") != "node_modules/.bin/mytool" ||
+		!strings.Contains(r.field(t, ".error.message").(string), "./node_modules/.bin/mytool") {
+		t.Fatalf("a node_modules/.bin tool allowed by its bare name: %s", r.Stdout)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, ".agentic", "config.json"))
+	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(strings.Replace(string(raw), `"pathtool"]`, `"pathtool","./node_modules/.bin/mytool"]`, 1)), 0o644)
+	r = runAW(t, dir, nil, "command", "run", "--cwd", "sub", "--", "mytool", "x")
 	if r.Code != 0 || r.field(t, ".data.stdoutTail") != "from-node-modules x\n" ||
 		r.field(t, ".data.resolvedExecutable") != filepath.Join(realDir(t, dir), "node_modules", ".bin", "mytool") {
 		t.Fatalf("node_modules/.bin: %s", r.Stdout)

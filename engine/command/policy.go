@@ -29,5 +29,10 @@ func spawnEnv(ws *workspace.Workspace, jobID string) []string {
 	if jobID != "" {
 		out = append(out, "AW_JOB_ID="+jobID)
 	}
+	// Every git a command starts (make, a test, a hook) refuses to discover
+	// a bare repository on its own: a directory the agent shaped like one
+	// would otherwise hand git its configuration (core.fsmonitor, aliases).
+	// The GIT_* variables of the parent were stripped above.
+	out = append(out, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.bareRepository", "GIT_CONFIG_VALUE_0=explicit")
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/policy"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -13,8 +14,9 @@ import (
 // a slash is a path, relative to the command's directory and inside the
 // jail; a bare name is looked up on the PATH of the environment the
 // command gets (not aw's own), then in node_modules/.bin from the
-// command's directory up to the root. Relative PATH entries are skipped:
-// "." on PATH would let a file the agent wrote shadow a real tool.
+// command's directory up to the root. Relative PATH entries and entries
+// inside the workspace are skipped: a file the agent wrote never shadows a
+// real tool.
 func resolveExecutable(ws *workspace.Workspace, name, dirAbs string, env []string) (string, error) {
 	if name == "" {
 		return "", envelope.Errorf(envelope.InvalidInput, "the executable is empty; pass the program to run first, e.g. `aw command run -- go test ./...`")
@@ -38,21 +40,11 @@ func resolveExecutable(ws *workspace.Workspace, name, dirAbs string, env []strin
 		return p, nil
 	}
 	path := lookupEnv(env, "PATH")
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		if p := filepath.Join(dir, name); isExecutable(p) {
-			return p, nil
-		}
-	}
-	for dir := dirAbs; ; dir = filepath.Dir(dir) {
-		if p := filepath.Join(dir, "node_modules", ".bin", name); isExecutable(p) {
-			return p, nil
-		}
-		if dir == ws.Root || !strings.HasPrefix(dir, ws.Root) || dir == filepath.Dir(dir) {
-			break
-		}
+	// The policy's own lookup: PATH entries inside the workspace are never
+	// searched, then node_modules/.bin (which the policy let run only when
+	// commands.allow names its workspace path).
+	if e := policy.LookPath(ws, name, dirAbs, env); e.Path != "" {
+		return e.Path, nil
 	}
 	hint := "add PATH to commands.inheritEnv (or set commands.env.PATH) so commands can find installed tools"
 	if path != "" {

@@ -25,6 +25,9 @@ const (
 type word struct {
 	text    string
 	dynamic string
+	// trailing marks the arguments xargs appends from stdin: only a rule
+	// that could read them (the tool's own, a deny pattern for it) refuses.
+	trailing bool
 }
 
 func literal(argv []string) []word {
@@ -56,6 +59,11 @@ type checker struct {
 	dirs     []string // every root-relative directory the line may be in
 	seen     map[string]bool
 	resolved map[string]bool // dir, target and access already found inside the jail
+	lookups  map[string][]Executable
+	env      []string          // the spawned environment, for PATH
+	pathDirs []string          // its PATH entries
+	grant    bool              // inside the -c text of a shell named in commands.allow: allow does not apply, deny does
+	gitDirs  map[string]string // directory -> the foreign repository git would use there ("" = the root's own)
 	v        Verdict
 	refused  bool
 }
@@ -190,18 +198,33 @@ func (c *checker) command(ws []word, depth int) {
 	exe := rule.Base(name.text)
 	low := strings.ToLower(exe)
 	shellDir := c.shell && (low == "cd" || low == "pushd" || low == "popd")
-	if c.v.Executable == "" && !shellDir && !transparent[low] {
+	// command, builtin, exec and time are the shell's own words only when
+	// written bare: /tmp/x/time is a program like any other.
+	isTransparent := transparent[low] && !strings.ContainsRune(name.text, '/')
+	if c.v.Executable == "" && !shellDir && !isTransparent {
 		c.v.Executable = exe
 	}
 	if c.deny[low] {
 		c.refuse(DeniedExecutable, exe, "", "%s is in commands.deny, so it never runs (whatever its path, case or wrapper); use another tool for the task", exe)
 		return
 	}
+	// allow and deny judge what the name resolves to.
+	var resolved []Executable
+	if !shellDir {
+		resolved = c.resolveName(name.text)
+		for _, r := range resolved {
+			if t := strings.ToLower(rule.Base(r.Target)); r.Target != "" && c.deny[t] {
+				c.refuse(DeniedExecutable, t, "", "%s resolves to %s, and %s is in commands.deny, so it never runs (whatever its path, link, case or wrapper); use another tool for the task", name.text, r.Target, rule.Base(r.Target))
+				return
+			}
+		}
+	}
 	argv := texts(ws)
-	tool := ruleFor(low)
-	if !shellDir && (c.argRules || tool != nil) {
+	tool := specFor(low)
+	legacy := legacyRule(low)
+	if !shellDir && (c.argRules || tool != nil || legacy != nil) {
 		for _, w := range ws[1:] {
-			if w.dynamic != "" {
+			if w.dynamic != "" && (!w.trailing || tool != nil || legacy != nil || c.patternMayMatch(exe)) {
 				c.refuse(DeniedPattern, exe, "", "the argument %s of %s is decided at run time (%s) while argument rules are in force, so they cannot see the real argv; write the value literally", w.text, exe, w.dynamic)
 				return
 			}
@@ -224,11 +247,14 @@ func (c *checker) command(ws []word, depth int) {
 			return
 		}
 	}
-	if runners()[low] && !c.allow[exe] {
+	if runners()[low] && !c.allow[exe] && !(c.grant && !c.argRules) {
 		c.refuse(NestedCommand, exe, "", "%s runs a command the policy cannot see into (a shell, an evaluator, a privilege or session changer), so it is refused; run the inner command directly, or %s", exe, c.allowHint(exe))
 		return
 	}
-	if !transparent[low] && !c.allow[exe] {
+	if c.workspaceExecutable(name.text, exe, resolved) || c.refused {
+		return
+	}
+	if !isTransparent && !c.allow[exe] && !c.grant {
 		if len(c.ws.Settings.Commands.Allow) == 0 {
 			c.refuse(NotAllowed, exe, "", "commands.allow is empty, so nothing may run (fail-closed); a human allows executables with `aw config set commands.allow '[\"%s\"]'`", exe)
 			return
@@ -240,6 +266,9 @@ func (c *checker) command(ws []word, depth int) {
 		c.refuse(NotAllowed, exe, "", "%s is not in commands.allow %s%s; %s", exe, jsonList(c.ws.Settings.Commands.Allow), hint, c.allowHint(exe))
 		return
 	}
+	if c.lookAlike(name.text, exe, resolved) {
+		return
+	}
 	if c.shell && arithBuiltins[low] {
 		for _, w := range ws[1:] {
 			if w.dynamic != "" || strings.ContainsRune(w.text, '[') {
@@ -248,8 +277,15 @@ func (c *checker) command(ws []word, depth int) {
 			}
 		}
 	}
-	if tool != nil {
-		tool(c, exe, ws[1:], depth)
+	switch {
+	case tool != nil:
+		c.runSpec(tool, exe, ws[1:], depth)
+	case legacy != nil:
+		legacy(c, exe, ws[1:], depth)
+	case runners()[low] && (c.argRules || !c.grant):
+		// A runner named in allow whose inner command the policy cannot
+		// know: deny always wins, so it is refused.
+		c.refuse(NestedCommand, exe, "", "%s is in commands.allow, but what it runs cannot be known by the policy, and a denied or unlisted program must not run through it; run the inner command directly", exe)
 	}
 }
 
@@ -267,8 +303,10 @@ var runners = sync.OnceValue(func() map[string]bool {
 		"eval", "source", ".", "trap", "alias", "fc", "xargs", "parallel", "watch", "script", "expect", "unbuffer",
 		"sudo", "doas", "su", "runuser", "pkexec", "sg", "newgrp", "setsid", "setpriv", "chroot", "unshare", "nsenter",
 		"firejail", "bwrap", "systemd-run", "flock", "taskset", "chrt", "ionice", "prlimit", "numactl", "cgexec",
-		"busybox", "toybox", "ssh", "ssh-agent", "at", "batch", "crontab", "tmux", "screen", "dtach",
-		"strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "xdg-open", "open", "dbus-launch")
+		"enable", "busybox", "toybox", "ssh", "ssh-agent", "at", "batch", "crontab", "tmux", "screen", "dtach",
+		"strace", "ltrace", "gdb", "lldb", "valgrind", "perf", "xdg-open", "open", "dbus-launch",
+		"chronic", "fakeroot", "proot", "faketime", "torsocks", "proxychains", "proxychains4", "xvfb-run", "dbus-run-session",
+		"sshpass", "catchsegv", "nocache", "eatmydata", "rlwrap", "cpulimit", "trickle", "daemonize", "run-parts", "entr", "start-stop-daemon")
 })
 
 func setOf(names ...string) map[string]bool {
@@ -303,6 +341,11 @@ func (c *checker) path(w word, access workspace.Access, exe, what string) {
 	case "/dev/null", "/dev/stdout", "/dev/stderr":
 		c.addPath(w.text)
 		return
+	case "/dev/zero", "/dev/urandom", "/dev/random", "/dev/stdin":
+		if access == workspace.Read {
+			c.addPath(w.text)
+			return
+		}
 	case "":
 		c.refuse(PathEscape, exe, "", "the %s is empty; write a path inside the workspace", what)
 		return

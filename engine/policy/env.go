@@ -2,6 +2,7 @@ package policy
 
 import (
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,13 +17,17 @@ var startupVars = []string{
 	"ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "IFS", "PS1", "PS2", "PS4",
 	"PROMPT_COMMAND", "GLOBIGNORE", "BASH_XTRACEFD", "BASH_COMPAT", "BASH_LOADABLES_PATH", "INPUTRC",
 	"LD_*", "DYLD_*", "BASH_FUNC_*",
-	"PAGER", "MANPAGER", "MANOPT", "LESSOPEN", "LESSCLOSE", "LESSKEY", "LESSKEYIN", "LESSSECURE_ALLOW",
-	"EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER",
-	"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_CONFIG", "GIT_CONFIG_*",
-	"GIT_EXEC_PATH", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR",
-	"PYTHONSTARTUP", "PYTHONINSPECT", "NODE_OPTIONS", "PERL5OPT", "PERL5DB", "RUBYOPT",
+	"PAGER", "MANPAGER", "MANOPT", "MANROFFOPT", "MANPL", "BROWSER", "LESSOPEN", "LESSCLOSE", "LESSKEY", "LESSKEYIN", "LESSKEY_CONTENT", "LESSSECURE_ALLOW", "LESSEDIT", "LESS",
+	"EDITOR", "VISUAL", "SSH_ASKPASS", "SUDO_ASKPASS",
+	// git reads its configuration, pager, ssh command, exec path and
+	// repository location from GIT_*: all of them go.
+	"GIT_*",
+	"TAR_OPTIONS", "RIPGREP_CONFIG_PATH", "*_CONFIG_PATH", "*_OPTIONS", "*OPT", "GREP_OPTIONS", "GREP_COLOR",
+	"PYTHON*", "NODE_OPTIONS", "PERL5OPT", "PERL5DB", "PERLLIB", "PERL5LIB", "RUBYOPT", "RUBYLIB",
 	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
-	"NPM_CONFIG_SCRIPT_SHELL", "NPM_CONFIG_NODE_OPTIONS", "NPM_CONFIG_SHELL", "NPM_CONFIG_GIT",
+	"NPM_CONFIG_SCRIPT_SHELL", "NPM_CONFIG_NODE_OPTIONS", "NPM_CONFIG_SHELL", "NPM_CONFIG_GIT", "NPM_CONFIG_USERCONFIG", "NPM_CONFIG_GLOBALCONFIG",
+	"VIMINIT", "EXINIT", "MYVIMRC", "VIMRUNTIME", "GVIMINIT", "EMACSLOADPATH",
+	"AWKPATH", "AWKLIBPATH", "WGETRC", "CURL_HOME", "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "TERMINFO",
 }
 
 // lineOnlyVars are also refused when a line assigns them (X=v cmd, env
@@ -34,14 +39,20 @@ var lineOnlyVars = []string{
 	"GOFLAGS", "GOENV", "GOTOOLCHAIN", "GOROOT", "GOPROXY", "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE",
 	"CC", "CXX", "CPP", "LD", "AR", "FC", "GCCGO", "PKG_CONFIG", "CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_LDFLAGS",
 	"RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_*", "RUSTFLAGS", "RUSTDOCFLAGS",
-	"MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKELEVEL", "LESS", "BROWSER", "TERMINFO", "TMUX",
+	"MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKELEVEL", "TMUX", "XDG_*",
 }
 
+// matchVar matches NAME, PREFIX* and *SUFFIX entries, case-insensitively
+// (a tool may look a variable up in either case).
 func matchVar(list []string, name string) bool {
 	up := strings.ToUpper(name)
 	for _, p := range list {
 		if prefix, ok := strings.CutSuffix(p, "*"); ok {
 			if strings.HasPrefix(up, prefix) {
+				return true
+			}
+		} else if suffix, ok := strings.CutPrefix(p, "*"); ok {
+			if strings.HasSuffix(up, suffix) {
 				return true
 			}
 		} else if up == p {
@@ -88,8 +99,18 @@ func EnvFrom(ws *workspace.Workspace, environ []string) []string {
 		if Stripped(name) {
 			continue
 		}
+		if name == "PATH" {
+			value = outsidePath(ws, value)
+		}
 		out = append(out, name+"="+value)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// outsidePath drops the PATH entries a spawned shell must not search: empty
+// and relative ones (the current directory) and every directory inside the
+// workspace, where the agent could plant a program named like a real tool.
+func outsidePath(ws *workspace.Workspace, path string) string {
+	return strings.Join(searchDirs(ws.Jail.Root, path), string(filepath.ListSeparator))
 }

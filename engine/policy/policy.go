@@ -18,38 +18,36 @@
 // built-in rules, which unwrap the command a wrapper runs and check it too.
 //
 // The built-in rules are always on, whatever the settings say, and count as
-// argument rules for their tool (a value decided at run time is refused):
+// argument rules for their tool (a value decided at run time is refused).
+// They are data (tooltable.go, gittable.go, toolspec.go): one option table
+// per tool, read by one engine the way getopt_long reads argv (bundles,
+// attached and separate values, --opt=v, --, unique-prefix abbreviations,
+// ambiguous ones refused), with the argv lines each must allow and refuse
+// beside it (TestToolRuleExamples runs them). An option is plain, a read or
+// a write (checked through the jail), runs a program (denied-pattern),
+// loads program text or configuration (the tool becomes a runner:
+// nested-command, unless commands.allow names "TOOL -OPTION"), or is read
+// by a value rule (git -c KEY=VALUE); an option the table does not know is
+// refused (fail closed). Hooks read a tool's own language only: sed
+// scripts (e, w, W refused; r, R checked as reads), awk programs (system,
+// pipes, print > file, getline < file, @), tar's mode (-x refused: member
+// paths are unseen), dd's KEY=VALUE, git's subcommands and actions.
 //
-//   - wrappers unwrapped: env (-i, -u, NAME=v; -S, -C and unknown options are
-//     nested-command), timeout, nice, nohup, stdbuf, command, builtin, exec,
-//     time (-o is a checked write), find -exec/-execdir/-ok/-okdir … ; or +,
-//     npx/bunx/pnpx/uvx and npm|pnpm|yarn exec|x|dlx (the package's command
-//     must be allowed itself);
-//   - runners refused: sh, bash, zsh, dash, ksh, fish…, eval, source, ., trap,
-//     alias, xargs, parallel, watch, script, expect, sudo, doas, su, setsid,
-//     chroot, unshare, busybox, toybox, ssh, at, tmux, screen, strace, gdb…;
-//   - git: -c/--config keys other than presentation and identity ones
-//     (core.pager, core.sshCommand, core.fsmonitor, core.hooksPath,
-//     alias.*=!… all refused), --config-env, --exec-path=, --upload-pack,
-//     --receive-pack, --exec, --template, -u on clone/fetch/pull, ext:: and
-//     fd:: URLs, rebase -x, grep -O, difftool/mergetool -x/-t, config writes,
-//     submodule foreach, bisect run, filter-branch, send-email (nested);
-//     -C/--git-dir/--work-tree must stay in the jail;
-//   - find -fprint*/-fls/-delete; sed e, w, W, s///e, s///w, -f; awk
-//     system(), pipes, getline from a command, print > file, -f, @load;
-//     rg --pre/--pre-glob; sort --compress-program (-o is a checked write);
-//     man -P/--pager/-H; less/more with ! or +|; tar --to-command,
-//     --use-compress-program, -I, -F, --checkpoint-action, --info-script;
-//     rsync -e/--rsh/--rsync-path; vim -c/--cmd/-S/-u/+cmd; emacs --eval/-l;
-//     zip -TT; scp/sftp -S, -F, -o ProxyCommand/LocalCommand; tee writes are
-//     checked; go -exec/-toolexec, go env -w/-u; make SHELL=/--eval;
-//     npm --script-shell/--node-options, npm config set;
-//   - aw approval accept|deny|token, aw config set, aw prompt (and aw call
-//     of those nouns), however wrapped;
-//   - assigning a variable that changes how a shell or a tool starts (ENV,
-//     BASH_ENV, IFS, CDPATH, PS4, LD_*, DYLD_*, BASH_FUNC_*, PAGER, GIT_*,
-//     NODE_OPTIONS, PATH, HOME, GOFLAGS, CC, MAKEFLAGS, …) in X=v cmd, X=v
-//     alone, env X=v or make X=v.
+// git: only the root's own repository is trusted; git run in or pointed at
+// any other repository inside the workspace is a runner (gitRepository).
+//
+// Deny always wins: a runner named in commands.allow has its inner command
+// checked (xargs with its stdin arguments counted as decided at run time;
+// a shell's -c text parsed, allow not applying inside a shell's grant but
+// deny and the built-in rules always); a runner whose inner command cannot
+// be known is refused. allow and deny judge what a name resolves to
+// (LookPath): the target of a path or symlink, a workspace file only when
+// allow names its path, PATH entries inside the workspace never searched.
+//
+// Tools outside the tables (make, go, npm, rsync, emacs, zip, scp, aw) keep
+// denylist rules in tools.go; aw's human verbs are refused however wrapped.
+// Assigning a variable that changes how a shell or a tool starts (env.go)
+// is refused on a line and stripped from the spawned environment.
 //
 // Redirections of every operator, cd/pushd targets and the write paths
 // above must be literal paths inside the jail, off denyPaths and (for

@@ -4,42 +4,32 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-
-	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// A tool rule knows one program: which of its arguments run another command
-// (unwrapped and checked like any command) and which of its options are
-// known ways to run code or write files behind an allow list's back. These
-// rules are always on, whatever the settings say; the list is documented
-// in the package's doc.go. args excludes the executable itself.
-type toolRule func(c *checker, exe string, args []word, depth int)
-
-// tools is built on first use: package init runs on every aw call, and a
-// var initializer would be a cycle (the rules check commands through it).
-var (
-	toolsOnce sync.Once
-	tools     map[string]toolRule
-)
-
-// ruleFor is the tool rule of a program, nil for none.
-func ruleFor(exe string) toolRule {
-	toolsOnce.Do(func() {
-		tools = map[string]toolRule{
-			"env": envRule, "timeout": timeoutRule, "nice": niceRule, "nohup": nohupRule, "stdbuf": stdbufRule,
-			"command": commandRule, "builtin": builtinRule, "exec": execRule, "time": timeRule,
-			"find": findRule, "git": gitRule, "sed": sedRule, "gsed": sedRule,
-			"awk": awkRule, "gawk": awkRule, "mawk": awkRule, "nawk": awkRule,
-			"rg": rgRule, "sort": sortRule, "man": manRule, "less": lessRule, "more": lessRule, "most": lessRule,
-			"tar": tarRule, "gtar": tarRule, "bsdtar": tarRule, "rsync": rsyncRule,
-			"vim": vimRule, "vi": vimRule, "nvim": vimRule, "view": vimRule, "ex": vimRule, "vimdiff": vimRule,
-			"emacs": emacsRule, "zip": zipRule, "scp": scpRule, "sftp": scpRule, "tee": teeRule,
-			"npx": npxRule, "bunx": npxRule, "pnpx": npxRule, "uvx": npxRule,
-			"npm": npmRule, "pnpm": npmRule, "yarn": npmRule, "bun": npmRule,
-			"make": makeRule, "gmake": makeRule, "go": goRule, "aw": awRule,
-		}
-	})
-	return tools[exe]
+// legacyRules are the tools outside the declarative tables whose options
+// are only denylisted: one function each reads the argv for its known
+// tricks. They are not fail-closed; a tool added to the tables leaves this
+// list. args excludes the executable itself.
+func legacyRule(exe string) func(c *checker, exe string, args []word, depth int) {
+	switch exe {
+	case "rsync":
+		return rsyncRule
+	case "emacs":
+		return emacsRule
+	case "zip":
+		return zipRule
+	case "scp", "sftp":
+		return scpRule
+	case "npm", "pnpm", "yarn", "bun":
+		return npmRule
+	case "make", "gmake":
+		return makeRule
+	case "go":
+		return goRule
+	case "aw":
+		return awRule
+	}
+	return nil
 }
 
 // deniedArg refuses a built-in argv trick.
@@ -65,163 +55,10 @@ func isAssignment(s string) (string, bool) {
 	return name, true
 }
 
-// wrapper walks a wrapper's options: takesValue names the options followed
-// by a separate value, flags those that stand alone; "--x=" forms and
-// bundled short values (-n10) are read too. It returns the index of the
-// first non-option argument, or -1 after refusing an unknown option.
-func (c *checker) wrapper(exe string, args []word, flags, takesValue string) int {
-	fl, tv := strings.Fields(flags), strings.Fields(takesValue)
-	has := func(list []string, s string) bool {
-		for _, x := range list {
-			if x == s {
-				return true
-			}
-		}
-		return false
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i].text
-		switch {
-		case a == "--":
-			return i + 1
-		case !strings.HasPrefix(a, "-") || a == "-":
-			return i
-		case has(fl, a):
-		case has(tv, a):
-			i++
-		default:
-			long, _, eq := strings.Cut(a, "=")
-			if eq && has(tv, long) {
-				continue
-			}
-			if !strings.HasPrefix(a, "--") && len(a) > 2 && has(tv, a[:2]) {
-				continue // -n10
-			}
-			c.unreadable(exe, a)
-			return -1
-		}
-	}
-	return len(args)
-}
-
-func (c *checker) inner(args []word, from, depth int) {
-	if from >= 0 && from < len(args) {
-		c.command(args[from:], depth+1)
-	}
-}
-
-func envRule(c *checker, exe string, args []word, depth int) {
-	i := c.wrapper(exe, args, "-i - --ignore-environment -0 --null -v --debug", "-u --unset")
-	if i < 0 {
-		return
-	}
-	for ; i < len(args); i++ {
-		name, ok := isAssignment(args[i].text)
-		if !ok {
-			break
-		}
-		c.assign(name, exe)
-	}
-	c.inner(args, i, depth)
-}
-
-func timeoutRule(c *checker, exe string, args []word, depth int) {
-	i := c.wrapper(exe, args, "--preserve-status --foreground -v --verbose", "-s --signal -k --kill-after")
-	if i < 0 {
-		return
-	}
-	c.inner(args, i+1, depth) // after the duration
-}
-
-func niceRule(c *checker, exe string, args []word, depth int) {
-	for i := 0; i < len(args); i++ {
-		a := args[i].text
-		if len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "0123456789") == "" {
-			continue // nice -10
-		}
-		j := c.wrapper(exe, args[i:], "", "-n --adjustment")
-		if j >= 0 {
-			c.inner(args, i+j, depth)
-		}
-		return
-	}
-}
-
-func nohupRule(c *checker, exe string, args []word, depth int) {
-	c.inner(args, c.wrapper(exe, args, "", ""), depth)
-}
-
-func stdbufRule(c *checker, exe string, args []word, depth int) {
-	c.inner(args, c.wrapper(exe, args, "", "-i -o -e --input --output --error"), depth)
-}
-
-func commandRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		if a.text == "-v" || a.text == "-V" {
-			return // only describes the name
-		}
-	}
-	c.inner(args, c.wrapper(exe, args, "-p", ""), depth)
-}
-
-func builtinRule(c *checker, exe string, args []word, depth int) {
-	c.inner(args, 0, depth)
-}
-
-func execRule(c *checker, exe string, args []word, depth int) {
-	c.inner(args, c.wrapper(exe, args, "-c -l -cl -lc", "-a"), depth)
-}
-
-func timeRule(c *checker, exe string, args []word, depth int) {
-	for i := 0; i < len(args); i++ {
-		a := args[i].text
-		if a == "-o" || a == "--output" {
-			if i+1 < len(args) {
-				c.path(args[i+1], workspace.Write, exe, "output file of time")
-			}
-		} else if v, ok := strings.CutPrefix(a, "--output="); ok {
-			c.path(word{text: v}, workspace.Write, exe, "output file of time")
-		}
-		if !strings.HasPrefix(a, "-") {
-			break
-		}
-	}
-	c.inner(args, c.wrapper(exe, args, "-p --portability -v --verbose -q --quiet -a --append", "-f --format -o --output"), depth)
-}
-
-func findRule(c *checker, exe string, args []word, depth int) {
-	for i := 0; i < len(args); i++ {
-		a := args[i].text
-		switch a {
-		case "-exec", "-execdir", "-ok", "-okdir":
-			end := -1
-			for j := i + 1; j < len(args); j++ {
-				if args[j].text == ";" || args[j].text == "+" {
-					end = j
-					break
-				}
-			}
-			if end < 0 || end == i+1 {
-				c.unreadable(exe, a)
-				return
-			}
-			c.command(args[i+1:end], depth+1)
-			i = end
-		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			c.deniedArg(exe, a, "it writes a file the policy does not check; print to stdout instead")
-		case "-delete":
-			c.deniedArg(exe, a, "it deletes every match; delete files with `aw edit` so the change can be reviewed and rolled back")
-		}
-		if c.refused {
-			return
-		}
-	}
-}
-
 // gitSafeConfig are the -c keys that only change presentation or identity.
 var gitSafeConfig = []string{"user.name", "user.email", "color.", "core.quotepath", "init.defaultbranch", "advice.",
 	"commit.gpgsign", "tag.gpgsign", "log.", "format.pretty", "diff.noprefix", "diff.renames", "merge.conflictstyle",
-	"pull.rebase", "pull.ff", "push.default", "status.", "core.abbrev", "safe.bareRepository"}
+	"pull.rebase", "pull.ff", "push.default", "status.", "core.abbrev"}
 
 func gitConfigSafe(kv string) bool {
 	key, _, _ := strings.Cut(kv, "=")
@@ -235,149 +72,10 @@ func gitConfigSafe(kv string) bool {
 	return false
 }
 
-func gitRule(c *checker, exe string, args []word, depth int) {
-	sub := ""
-	for i := 0; i < len(args) && !c.refused; i++ {
-		a := args[i].text
-		long, val, eq := strings.Cut(a, "=")
-		next := func() word {
-			i++
-			if i < len(args) {
-				return args[i]
-			}
-			return word{}
-		}
-		global := sub == ""
-		switch {
-		case (global || sub == "clone") && (a == "-c" || a == "--config"), sub == "clone" && long == "--config" && eq:
-			kv := val
-			if !eq {
-				kv = next().text
-			}
-			if !gitConfigSafe(kv) {
-				c.deniedArg(exe, "-c "+kv, "a configuration value can run programs (core.pager, core.sshCommand, core.fsmonitor, core.hooksPath, alias.*=!…, filters, diff drivers); only presentation and identity keys such as user.name and color.* are accepted")
-			}
-		case global && strings.HasPrefix(a, "-c") && !strings.HasPrefix(a, "--") && len(a) > 2:
-			if !gitConfigSafe(a[2:]) {
-				c.deniedArg(exe, a, "a configuration value can run programs")
-			}
-		case long == "--config-env":
-			c.deniedArg(exe, a, "configuration taken from the environment can run programs")
-		case long == "--exec-path" && eq:
-			c.deniedArg(exe, a, "it chooses where git's own programs come from")
-		case long == "--upload-pack" || long == "--receive-pack" || long == "--exec" || long == "--template" || long == "--extcmd" ||
-			long == "--sendmail-cmd" || long == "--to-cmd" || long == "--cc-cmd" || long == "--header-cmd" || long == "--open-files-in-pager" || long == "--run":
-			c.deniedArg(exe, a, "it names a program for git to run")
-		case sub == "grep" && strings.HasPrefix(a, "-O"):
-			c.deniedArg(exe, a, "it opens the matches in a program")
-		case a == "-u" && (sub == "clone" || sub == "fetch" || sub == "pull" || sub == "ls-remote" || sub == "archive"):
-			c.deniedArg(exe, a, "-u names the upload-pack program for git to run")
-		case sub == "rebase" && (a == "-x" || strings.HasPrefix(a, "-x")), sub == "difftool" && (a == "-x" || a == "-t" || long == "--tool"), sub == "mergetool" && (a == "-t" || long == "--tool"):
-			c.deniedArg(exe, a, "it runs a command or tool for each step")
-		case global && (a == "-C" || a == "--git-dir" || a == "--work-tree"):
-			c.path(next(), workspace.Read, exe, "git "+a+" directory")
-		case global && (long == "--git-dir" || long == "--work-tree") && eq:
-			c.path(word{text: val}, workspace.Read, exe, "git "+long+" directory")
-		case global && !eq && (a == "--namespace" || a == "--attr-source" || a == "--super-prefix"):
-			next() // its value is not the subcommand: later -c options are still git's
-		case strings.HasPrefix(a, "ext::") || strings.HasPrefix(a, "fd::"):
-			c.deniedArg(exe, a, "the ext:: and fd:: transports run a command")
-		case strings.HasPrefix(a, "-"):
-		case global:
-			sub = strings.ToLower(a)
-			rest := args[i+1:]
-			switch {
-			case sub == "config" && gitConfigWrites(rest):
-				c.deniedArg(exe, "config …", "it changes git configuration (a hook or program can hide in it); read values with `git config --get` and leave changes to a human")
-			case sub == "submodule" && hasWord(rest, "foreach"), sub == "bisect" && hasWord(rest, "run"),
-				sub == "filter-branch", sub == "filter-repo", sub == "daemon", sub == "instaweb", sub == "web--browse", sub == "credential",
-				sub == "upload-pack", sub == "receive-pack", sub == "shell", sub == "send-email", sub == "hook", sub == "fsmonitor--daemon", sub == "remote-ext":
-				c.refuse(NestedCommand, exe, "", "`git %s` runs commands or programs the policy cannot see into; run those commands directly", sub)
-			}
-		}
-	}
-}
-
-func hasWord(args []word, s string) bool {
-	for _, a := range args {
-		if a.text == s {
-			return true
-		}
-	}
-	return false
-}
-
-// gitConfigWrites reports whether `git config ARGS` can change a value.
-func gitConfigWrites(args []word) bool {
-	positional := 0
-	for _, a := range args {
-		t := a.text
-		switch {
-		case t == "--get" || t == "--get-all" || t == "--get-regexp" || t == "--list" || t == "-l" || t == "--get-urlmatch" ||
-			t == "get" || t == "list" || strings.HasPrefix(t, "--show") || t == "--name-only":
-			return false
-		case strings.HasPrefix(t, "-"):
-		default:
-			positional++
-		}
-	}
-	return positional != 1 // `git config key` only reads
-}
-
-// sedRule refuses sed scripts that run commands (e, s///e) or write files
-// (w, W, s///w); a script file (-f) cannot be read. With -i the input
-// files are written, so they are checked like tee's.
-func sedRule(c *checker, exe string, args []word, depth int) {
-	var scripts []string
-	var files []word
-	explicit, inPlace := false, false
-	for i := 0; i < len(args); i++ {
-		a := args[i].text
-		switch {
-		case a == "-e" || a == "--expression":
-			if i+1 < len(args) {
-				scripts = append(scripts, args[i+1].text)
-			}
-			explicit = true
-			i++
-		case strings.HasPrefix(a, "--expression="):
-			scripts = append(scripts, strings.TrimPrefix(a, "--expression="))
-			explicit = true
-		case a == "-f" || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "-f"):
-			c.unreadable(exe, a+" (a script file)")
-			return
-		case strings.HasPrefix(a, "-e") && len(a) > 2:
-			scripts = append(scripts, a[2:])
-			explicit = true
-		case a == "-l" || a == "--line-length":
-			i++
-		case a == "--in-place" || strings.HasPrefix(a, "--in-place="),
-			!strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.ContainsRune(a, 'i'): // -i, -i.bak, -ni
-			inPlace = true
-		case strings.HasPrefix(a, "-") && a != "-":
-		case !explicit:
-			scripts = append(scripts, a)
-			explicit = true
-		default:
-			files = append(files, args[i])
-		}
-	}
-	for _, s := range scripts {
-		if why := sedDanger(s); why != "" {
-			c.deniedArg(exe, shellQuote(s), why)
-			return
-		}
-	}
-	if inPlace {
-		for _, f := range files {
-			c.path(f, workspace.Write, exe, "file sed -i writes")
-		}
-	}
-}
-
-// sedDanger reads a sed script far enough to find e, w, W, r-less writes
-// and the e/w flags of s; a script it cannot follow is refused.
-func sedDanger(s string) string {
+// sedDanger reads a sed script far enough to find e, w, W and the e/w
+// flags of s (refused), and the files r and R read (checked by the
+// caller); a script it cannot follow is refused.
+func sedDanger(s string) (why string, reads []string) {
 	i := 0
 	skipAddr := func() {
 		for i < len(s) {
@@ -420,22 +118,22 @@ func sedDanger(s string) string {
 		}
 		skipAddr()
 		if i >= len(s) {
-			return ""
+			return "", reads
 		}
 		cmd := s[i]
 		i++
 		switch cmd {
 		case 'e':
-			return "the sed command e runs a shell command"
+			return "the sed command e runs a shell command", nil
 		case 'w', 'W':
-			return "the sed command " + string(cmd) + " writes a file the policy does not check"
+			return "the sed command " + string(cmd) + " writes a file the policy does not check", nil
 		case 's', 'y':
 			if i >= len(s) {
-				return "the sed script cannot be read"
+				return "the sed script cannot be read", nil
 			}
 			d := s[i]
 			if d == '\n' || d == '\\' {
-				return "the sed script cannot be read"
+				return "the sed script cannot be read", nil
 			}
 			i++
 			for part := 0; part < 2; part++ {
@@ -446,7 +144,7 @@ func sedDanger(s string) string {
 					i++
 				}
 				if i >= len(s) {
-					return "the sed script cannot be read"
+					return "the sed script cannot be read", nil
 				}
 				i++
 			}
@@ -456,13 +154,17 @@ func sedDanger(s string) string {
 			for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
 				switch s[i] {
 				case 'e':
-					return "the s///e flag runs the pattern space as a shell command"
+					return "the s///e flag runs the pattern space as a shell command", nil
 				case 'w':
-					return "the s///w flag writes a file the policy does not check"
+					return "the s///w flag writes a file the policy does not check", nil
 				}
 				i++
 			}
-		case 'a', 'i', 'c', 'r', 'R', ':', 'b', 't', 'T', 'v', 'l', 'L', 'q', 'Q':
+		case 'r', 'R':
+			j := i
+			toEOL()
+			reads = append(reads, strings.TrimSpace(s[j:i]))
+		case 'a', 'i', 'c', ':', 'b', 't', 'T', 'v', 'l', 'L', 'q', 'Q':
 			toEOLorSemi := cmd == 'b' || cmd == 't' || cmd == 'T' || cmd == 'v' || cmd == 'l' || cmd == 'q' || cmd == 'Q' || cmd == 'L'
 			if toEOLorSemi {
 				for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
@@ -475,116 +177,10 @@ func sedDanger(s string) string {
 		case '#':
 			toEOL()
 		default:
-			return "the sed script cannot be read with confidence"
+			return "the sed script cannot be read with confidence", nil
 		}
 	}
-	return ""
-}
-
-// awkRule refuses programs that run commands (system(), pipes, getline
-// from a command), write files (print > file) or load extensions.
-func awkRule(c *checker, exe string, args []word, depth int) {
-	program := ""
-	for i := 0; i < len(args); i++ {
-		a := args[i].text
-		switch {
-		case a == "-f" || a == "--file" || strings.HasPrefix(a, "--file=") || a == "-l" || a == "--load" || a == "-E" || a == "--exec" || a == "-i" || a == "--include":
-			c.unreadable(exe, a+" (a program or extension file)")
-			return
-		case a == "-F" || a == "-v" || a == "--assign" || a == "--field-separator":
-			i++
-			if a == "-v" || a == "--assign" {
-				if i < len(args) {
-					if name, ok := isAssignment(args[i].text); ok {
-						c.assign(name, exe)
-					}
-				}
-			}
-		case a == "--":
-		case strings.HasPrefix(a, "-") && program == "":
-		case program == "":
-			program = a
-			i = len(args)
-		}
-	}
-	p := strings.ReplaceAll(program, "||", "")
-	switch {
-	case strings.Contains(p, "system"):
-		c.deniedArg(exe, shellQuote(program), "system() runs a shell command")
-	case strings.Contains(p, "|"):
-		c.deniedArg(exe, shellQuote(program), "a pipe to or from a command runs it in a shell")
-	case strings.Contains(p, "@load") || strings.Contains(p, "@include"):
-		c.deniedArg(exe, shellQuote(program), "it loads code from a file")
-	case awkWrite().MatchString(p):
-		c.deniedArg(exe, shellQuote(program), "print > file writes a file the policy does not check")
-	}
-}
-
-func rgRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		if l, _, _ := strings.Cut(a.text, "="); l == "--pre" || l == "--pre-glob" || l == "--hostname-bin" {
-			c.deniedArg(exe, a.text, "it runs a program on every file searched")
-			return
-		}
-	}
-}
-
-func sortRule(c *checker, exe string, args []word, depth int) {
-	for i, a := range args {
-		l, v, eq := strings.Cut(a.text, "=")
-		switch {
-		case l == "--compress-program":
-			c.deniedArg(exe, a.text, "it runs a program on temporary files")
-		case a.text == "-o" || a.text == "--output":
-			if i+1 < len(args) {
-				c.path(args[i+1], workspace.Write, exe, "output file of sort")
-			}
-		case l == "--output" && eq:
-			c.path(word{text: v}, workspace.Write, exe, "output file of sort")
-		case strings.HasPrefix(a.text, "-o") && len(a.text) > 2:
-			c.path(word{text: a.text[2:]}, workspace.Write, exe, "output file of sort")
-		}
-		if c.refused {
-			return
-		}
-	}
-}
-
-func manRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		if l == "-P" || l == "--pager" || l == "-H" || l == "--html" || l == "--browser" || strings.HasPrefix(a.text, "-P") || l == "-X" || l == "--gxditview" {
-			c.deniedArg(exe, a.text, "it names a program for man to run")
-			return
-		}
-	}
-}
-
-func lessRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		if strings.Contains(a.text, "!") || strings.HasPrefix(a.text, "+") && strings.Contains(a.text, "|") || l == "-k" || l == "--lesskey-file" || l == "--lesskey-src" {
-			c.deniedArg(exe, a.text, "a pager command (!, |) or key file can run a shell command")
-			return
-		}
-	}
-}
-
-func tarRule(c *checker, exe string, args []word, depth int) {
-	for i, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		switch {
-		case l == "--to-command" || l == "--use-compress-program" || l == "--checkpoint-action" || l == "--info-script" || l == "--new-volume-script" || l == "--rsh-command" || l == "--rmt-command" || l == "--index-file" && false:
-			c.deniedArg(exe, a.text, "it names a program for tar to run")
-		case strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsAny(a.text, "IF"):
-			c.deniedArg(exe, a.text, "-I and -F name a program for tar to run")
-		case i == 0 && !strings.HasPrefix(a.text, "-") && strings.ContainsAny(a.text, "IF"):
-			c.deniedArg(exe, a.text, "I and F name a program for tar to run")
-		}
-		if c.refused {
-			return
-		}
-	}
+	return "", reads
 }
 
 func rsyncRule(c *checker, exe string, args []word, depth int) {
@@ -592,16 +188,6 @@ func rsyncRule(c *checker, exe string, args []word, depth int) {
 		l, _, _ := strings.Cut(a.text, "=")
 		if l == "--rsh" || l == "--rsync-path" || l == "-e" || strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsRune(a.text, 'e') {
 			c.deniedArg(exe, a.text, "it names a program for rsync to run")
-			return
-		}
-	}
-}
-
-func vimRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		t := a.text
-		if t == "-c" || t == "--cmd" || t == "-S" || t == "-u" || t == "-U" || strings.HasPrefix(t, "+") && strings.Trim(t[1:], "0123456789") != "" || strings.HasPrefix(t, "-c") && len(t) > 2 {
-			c.deniedArg(exe, t, "an editor command can run a shell command")
 			return
 		}
 	}
@@ -649,47 +235,6 @@ func scpRule(c *checker, exe string, args []word, depth int) {
 	}
 }
 
-func teeRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		if strings.HasPrefix(a.text, "-") && a.text != "-" {
-			continue
-		}
-		c.path(a, workspace.Write, exe, "file tee writes")
-	}
-}
-
-// npxRule treats package runners as wrappers: the package's command must
-// itself be allowed (npx downloads and runs code).
-func npxRule(c *checker, exe string, args []word, depth int) {
-	i := 0
-	for ; i < len(args); i++ {
-		t := args[i].text
-		l, _, _ := strings.Cut(t, "=")
-		switch {
-		case t == "-y" || t == "--yes" || t == "--no" || t == "--no-install" || t == "-q" || t == "--quiet" || t == "--prefer-offline" || t == "--offline":
-		case t == "-p" || t == "--package" || t == "--from" || t == "--with":
-			i++
-		case l == "--package" || l == "--from" || l == "--with":
-		case t == "-c" || l == "--call" || l == "--shell":
-			c.unreadable(exe, t)
-			return
-		case t == "--":
-			i++
-			goto run
-		case strings.HasPrefix(t, "-"):
-			c.unreadable(exe, t)
-			return
-		default:
-			goto run
-		}
-	}
-run:
-	if i < len(args) {
-		inner := append([]word{{text: packageCommand(args[i].text), dynamic: args[i].dynamic}}, args[i+1:]...)
-		c.command(inner, depth+1)
-	}
-}
-
 // packageCommand turns "@scope/name@1.2" into "name".
 func packageCommand(p string) string {
 	if strings.HasPrefix(p, "@") {
@@ -703,14 +248,29 @@ func packageCommand(p string) string {
 	return p
 }
 
+// npmDanger are npm configuration keys that name a program, a shell or a
+// configuration file. npm (nopt) expands unique abbreviations, so a flag
+// that is a prefix of one of them is refused too.
+var npmDanger = []string{"script-shell", "shell", "node-options", "editor", "browser", "git", "viewer", "userconfig", "globalconfig", "ignore-scripts", "prefix", "cache", "init-module", "onload-script", "node-gyp", "call", "package"}
+
 func npmRule(c *checker, exe string, args []word, depth int) {
 	sub := -1
 	for i, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		switch l {
-		case "--script-shell", "--shell", "--node-options", "--editor", "--browser", "--git", "--viewer", "--userconfig", "--globalconfig", "--ignore-scripts=false":
-			c.deniedArg(exe, a.text, "it names a program or configuration for "+exe+" to run")
-			return
+		if sub >= 0 && (args[sub].text == "exec" || args[sub].text == "x" || args[sub].text == "dlx") {
+			break // npm exec's own options are read by the npx rule
+		}
+		if a.text == "--" {
+			break
+		}
+		if strings.HasPrefix(a.text, "--") {
+			l, _, _ := strings.Cut(strings.TrimPrefix(a.text, "--"), "=")
+			l = strings.TrimPrefix(l, "no-")
+			for _, d := range npmDanger {
+				if len(l) >= 2 && strings.HasPrefix(d, l) && !(d == "package" || d == "call") {
+					c.deniedArg(exe, a.text, "it names a program or configuration for "+exe+" to run (--"+d+")")
+					return
+				}
+			}
 		}
 		if sub < 0 && !strings.HasPrefix(a.text, "-") {
 			sub = i
@@ -721,12 +281,22 @@ func npmRule(c *checker, exe string, args []word, depth int) {
 	}
 	switch args[sub].text {
 	case "exec", "x", "dlx":
-		npxRule(c, exe+" "+args[sub].text, args[sub+1:], depth)
-	case "config", "set":
-		if args[sub].text == "set" || hasWord(args[sub+1:], "set") || hasWord(args[sub+1:], "edit") || hasWord(args[sub+1:], "delete") {
+		c.runSpec(npxSpec, exe+" "+args[sub].text, args[sub+1:], depth)
+	case "config", "set", "c":
+		rest := args[sub+1:]
+		if args[sub].text == "set" || hasWord(rest, "set") || hasWord(rest, "edit") || hasWord(rest, "delete") || hasWord(rest, "fix") {
 			c.deniedArg(exe, "config set", "it changes configuration outside the workspace (a script shell can hide there); leave it to a human")
 		}
 	}
+}
+
+func hasWord(args []word, s string) bool {
+	for _, a := range args {
+		if a.text == s {
+			return true
+		}
+	}
+	return false
 }
 
 func makeRule(c *checker, exe string, args []word, depth int) {
@@ -743,12 +313,30 @@ func makeRule(c *checker, exe string, args []word, depth int) {
 	}
 }
 
+// goWrites are go's flags whose value is a file or directory it writes
+// (go build -o .git/hooks/pre-commit would plant a hook).
+var goWrites = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true,
+	"mutexprofile": true, "trace": true, "outputdir": true}
+
 func goRule(c *checker, exe string, args []word, depth int) {
 	for i, a := range args {
-		l, _, _ := strings.Cut(strings.TrimPrefix(a.text, "-"), "=")
+		l, v, eq := strings.Cut(strings.TrimPrefix(a.text, "-"), "=")
 		if l == "-exec" || l == "-toolexec" || l == "exec" || l == "toolexec" {
 			c.deniedArg(exe, a.text, "it names a program for go to run")
 			return
+		}
+		if strings.HasPrefix(a.text, "-") {
+			if name := strings.TrimPrefix(strings.TrimPrefix(l, "-"), "test."); goWrites[name] {
+				switch {
+				case eq:
+					c.path(word{text: v, dynamic: a.dynamic}, writeAccess, exe, "file go -"+name+" writes")
+				case i+1 < len(args):
+					c.path(args[i+1], writeAccess, exe, "file go -"+name+" writes")
+				}
+				if c.refused {
+					return
+				}
+			}
 		}
 		if a.text == "env" && i+1 < len(args) {
 			for _, b := range args[i+1:] {

@@ -199,3 +199,23 @@ func (ps Patterns) Compile() ([]*Matcher, error) {
 	}
 	return out, nil
 }
+
+// MayMatchExecutable reports whether the pattern could refuse some argv
+// of exe: a regex always could, a prefix pattern only for its executable.
+func (m *Matcher) MayMatchExecutable(exe string) bool {
+	if m.re != nil {
+		// /^npm publish\b/ can only match npm; any other regex might
+		// match anything.
+		body, flags, _ := regexForm(strings.TrimSpace(m.Source))
+		if rest, ok := strings.CutPrefix(body, "^"); ok && flags == "" {
+			if re, err := regexp.Compile(rest); err == nil {
+				if lit, _ := re.LiteralPrefix(); lit != "" {
+					word, _, _ := strings.Cut(lit, " ")
+					return len(lit) <= len(word) && strings.HasPrefix(exe, lit) || word == exe && len(lit) > len(word)
+				}
+			}
+		}
+		return true
+	}
+	return len(m.prefix) > 0 && strings.EqualFold(Base(m.prefix[0]), exe)
+}

@@ -1,0 +1,12 @@
+//go:build unix
+
+package policy
+
+import "syscall"
+
+// cpuTime is the process's user and system CPU time, in nanoseconds.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}

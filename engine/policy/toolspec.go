@@ -1,0 +1,664 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// A toolSpec is one program's rule as data: its options (read from a small
+// table, one option a line), how it reads its argv, what its operands are,
+// and the argv lines it must allow and must refuse. One generic engine
+// (parseTool, applyTool) reads every tool's argv the way getopt_long does;
+// a tool whose arguments hold a language (a sed script, an awk program, a
+// git configuration key, dd's key=value operands) adds a hook that reads
+// that language, never its own option walk.
+//
+// The option table, one option per line:
+//
+//	-o|--output=FILE   write   why it matters (optional)
+//
+// names joined by |, then =X (takes a value) or [=X] (an optional value:
+// attached to a short option, after = for a long one), then an effect:
+//
+//	(none)  changes nothing outside the tool's own output
+//	read    the value is a path the tool reads: checked through the jail
+//	write   the value is a path the tool writes: checked as a write
+//	wdir    the value is a directory the tool writes into: checked as a write
+//	target  like wdir, and every operand becomes a source that is read
+//	run     the option makes the tool run a program or command: refused
+//	script  the tool loads program text or configuration from the value
+//	        (or from stdin): it becomes a runner (nested-command)
+//	nested  the option sends the inner command somewhere the policy does
+//	        not follow (env -S, env -C): nested-command
+//	refuse  refused with the reason given (a deletion, an unsafe mode)
+//	check:NAME  the value is read by the named value rule (git -c k=v)
+//
+// In expression mode (find) names are single-dash words and = means one
+// value, == two; effect inner means the words up to ; or + are a command.
+type toolSpec struct {
+	names   []string // program basenames the rule applies to
+	mode    parseMode
+	opts    string // the option table
+	abbrev  bool   // long options may be abbreviated to a unique prefix (GNU getopt_long, git parse-options)
+	numbers bool   // -NUM is an option (nice -10, head -5, git log -3)
+	plus    effect // what an operand starting with + means (vim +cmd, less +cmd); 0: an operand
+	// operands says what the words after the options are, in order; the
+	// last kind repeats: "read", "write", "arg", "inner" (the rest is a
+	// command), "duration" (one plain word, then what follows), "env"
+	// (NAME=value words, then an inner command), "stdin-inner" (a command
+	// whose further arguments come from stdin), "sources-write" (every
+	// operand read, the last written: cp), "script-or-inner" (a shell).
+	operands []string
+	hook     string // the tool's language, read after the generic checks (hookFor)
+	// unknown is what an option the table does not know means: refused
+	// with this reason (default: denied-pattern, or nested-command for a
+	// tool whose operands are a command). Fail closed.
+	allow  []string // argv lines that must be allowed (checked by the rule test)
+	refuse []string // argv lines that must be refused; "reason: line" also checks the reason
+	why    string   // one line on what this tool can do behind an allow list's back
+
+	parsed *optTable // built on first use
+	err    error     // the table does not parse: every use is refused
+}
+
+type parseMode uint8
+
+const (
+	gnu        parseMode = iota // options anywhere until --, operands in between (getopt_long with permutation)
+	posix                       // options end at the first operand (getopt with "+", wrappers)
+	oldTar                      // tar: a first word without - is a bundle of option letters
+	expression                  // find: global options, paths, then an expression of single-dash primaries
+	exact                       // git's own global options: no bundling, no abbreviation, end at the subcommand
+)
+
+type effect uint8
+
+const (
+	plain effect = iota
+	eRead
+	eWrite
+	eWdir
+	eTarget
+	eRun
+	eScript
+	eNested
+	eRefuse
+	eCheck
+	eInner
+)
+
+var effectNames = map[string]effect{"read": eRead, "write": eWrite, "wdir": eWdir, "target": eTarget, "run": eRun,
+	"script": eScript, "nested": eNested, "refuse": eRefuse, "inner": eInner}
+
+type argKind uint8
+
+const (
+	noArg argKind = iota
+	required
+	optional
+	twoArgs // find -fprintf FILE FORMAT
+)
+
+// optSpec is one row of an option table.
+type optSpec struct {
+	short []byte   // -o
+	long  []string // output (without the dashes; single-dash words in expression mode)
+	arg   argKind
+	eff   effect
+	check string // value rule name for check:NAME
+	why   string
+}
+
+// name is the option's canonical spelling, the one messages and hooks use.
+func (o *optSpec) name() string {
+	if len(o.long) > 0 {
+		return "--" + o.long[0]
+	}
+	return "-" + string(o.short[0])
+}
+
+type optTable struct {
+	short map[byte]*optSpec
+	long  map[string]*optSpec
+	longs []string // sorted, for prefix search
+}
+
+// table parses the option table once; an error makes the rule refuse
+// every use (a broken rule fails closed, and its test names the line).
+func (t *toolSpec) table() (*optTable, error) {
+	if t.parsed != nil || t.err != nil {
+		return t.parsed, t.err
+	}
+	tab := &optTable{short: map[byte]*optSpec{}, long: map[string]*optSpec{}}
+	for n, line := range strings.Split(t.opts, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		o, err := parseOptLine(line, t.mode == expression)
+		if err == nil {
+			err = tab.add(o)
+		}
+		if err != nil {
+			t.err = fmt.Errorf("%s rule, option line %d %q: %v", t.names[0], n+1, line, err)
+			return nil, t.err
+		}
+	}
+	for l := range tab.long {
+		tab.longs = append(tab.longs, l)
+	}
+	sort.Strings(tab.longs)
+	t.parsed = tab
+	return tab, nil
+}
+
+func parseOptLine(line string, expr bool) (*optSpec, error) {
+	fields := strings.Fields(line)
+	names := fields[0]
+	o := &optSpec{}
+	if i := strings.Index(names, "[="); i >= 0 {
+		o.arg, names = optional, names[:i]
+	} else if i := strings.Index(names, "=="); i >= 0 && expr {
+		o.arg, names = twoArgs, names[:i]
+	} else if i := strings.IndexByte(names, '='); i >= 0 {
+		o.arg, names = required, names[:i]
+	}
+	for _, n := range strings.Split(names, "|") {
+		switch {
+		case expr && strings.HasPrefix(n, "-") && len(n) > 1, strings.HasPrefix(n, "--") && len(n) > 2:
+			o.long = append(o.long, strings.TrimLeft(n, "-"))
+		case len(n) == 2 && n[0] == '-':
+			o.short = append(o.short, n[1])
+		default:
+			return nil, fmt.Errorf("%q is not an option name (-x or --long)", n)
+		}
+	}
+	if len(fields) > 1 {
+		e := fields[1]
+		switch {
+		case strings.HasPrefix(e, "check:"):
+			o.eff, o.check = eCheck, strings.TrimPrefix(e, "check:")
+		case effectNames[e] != 0:
+			o.eff = effectNames[e]
+		default:
+			return nil, fmt.Errorf("unknown effect %q", e)
+		}
+		o.why = strings.Join(fields[2:], " ")
+	}
+	if (o.eff == eWrite || o.eff == eRead || o.eff == eWdir || o.eff == eTarget || o.eff == eCheck) && o.arg == noArg {
+		return nil, fmt.Errorf("effect %s needs a value (=X)", fields[1])
+	}
+	return o, nil
+}
+
+func (tab *optTable) add(o *optSpec) error {
+	for _, s := range o.short {
+		if tab.short[s] != nil {
+			return fmt.Errorf("-%c is listed twice", s)
+		}
+		tab.short[s] = o
+	}
+	for _, l := range o.long {
+		if tab.long[l] != nil {
+			return fmt.Errorf("--%s is listed twice", l)
+		}
+		tab.long[l] = o
+	}
+	return nil
+}
+
+// lookupLong finds a long option the way getopt_long does: an exact name,
+// else the one option every name with that prefix belongs to. An
+// ambiguous prefix is an error (the tool itself would stop), and so is an
+// unknown name.
+func (tab *optTable) lookupLong(name string, abbrev bool) (*optSpec, string) {
+	if o := tab.long[name]; o != nil {
+		return o, ""
+	}
+	if !abbrev || name == "" {
+		return nil, "unknown"
+	}
+	i := sort.SearchStrings(tab.longs, name)
+	var found *optSpec
+	var full []string
+	for ; i < len(tab.longs) && strings.HasPrefix(tab.longs[i], name); i++ {
+		o := tab.long[tab.longs[i]]
+		if found != nil && o != found {
+			full = append(full, "--"+tab.longs[i])
+			return nil, "ambiguous"
+		}
+		found = o
+		full = append(full, "--"+tab.longs[i])
+	}
+	if found == nil {
+		return nil, "unknown"
+	}
+	return found, ""
+}
+
+// used is one option as the tool will read it.
+type used struct {
+	o     *optSpec
+	as    string // how it was written (-oFILE, --outp=FILE)
+	val   word
+	val2  word
+	given bool // a value was given
+}
+
+// toolCall is one parsed invocation: what the hooks read.
+type toolCall struct {
+	spec     *toolSpec
+	exe      string
+	opts     []used
+	operands []word
+	inner    []word // the command in a find -exec (expression mode collects several)
+	depth    int
+}
+
+// has reports whether the option with canonical name n was given.
+func (t *toolCall) has(names ...string) bool {
+	for _, u := range t.opts {
+		for _, n := range names {
+			if u.o.name() == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// values are the values given to the option named n, in order.
+func (t *toolCall) values(n string) []word {
+	var out []word
+	for _, u := range t.opts {
+		if u.o.name() == n && u.given {
+			out = append(out, u.val)
+		}
+	}
+	return out
+}
+
+func hasInner(t *toolSpec) bool {
+	for _, k := range t.operands {
+		switch k {
+		case "inner", "env", "stdin-inner", "script-or-inner":
+			return true
+		}
+	}
+	return false
+}
+
+// unknownOption refuses an option the rule does not know: guessing would
+// let a tool read what the policy did not.
+func (c *checker) unknownOption(t *toolSpec, exe, as, what string) {
+	reason := DeniedPattern
+	if hasInner(t) {
+		reason = NestedCommand
+	}
+	if what == "ambiguous" {
+		c.refuse(reason, exe, "", "`%s %s` is refused: %s is an abbreviation of more than one option of %s, so the policy cannot know which one %s would read; write the option's full name", exe, as, as, exe, exe)
+		return
+	}
+	c.refuse(reason, exe, "", "`%s %s` is refused: aw's rule for %s does not know the option %s, and %s has options that run programs or write files, so an unknown one is refused rather than guessed; use a listed option (see `aw policy check-command`), or ask a human to run it", exe, as, exe, as, exe)
+}
+
+// parseTool reads args (the words after the executable) the way the tool
+// does. It returns nil after refusing.
+func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *toolCall {
+	tab, err := t.table()
+	if err != nil {
+		c.refuse(NotAllowed, exe, "", "aw's rule for %s cannot be read (%v); this is a bug in aw, report it", exe, err)
+		return nil
+	}
+	call := &toolCall{spec: t, exe: exe, depth: depth}
+	if t.mode == expression {
+		return c.parseExpression(t, tab, call, args)
+	}
+	next := func(i *int) (word, bool) {
+		if *i+1 < len(args) {
+			*i++
+			return args[*i], true
+		}
+		return word{}, false
+	}
+	missing := func(as string) *toolCall {
+		c.refuse(DeniedPattern, exe, "", "`%s %s` is missing the option's value; give it", exe, as)
+		return nil
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		s := a.text
+		if a.dynamic != "" && strings.HasPrefix(s, "-") {
+			// The checker refuses dynamic words for ruled tools before
+			// this; a word that is only partly known is not an option
+			// the table can read.
+			c.unknownOption(t, exe, s, "unknown")
+			return nil
+		}
+		switch {
+		case s == "--" && t.mode != exact:
+			call.operands = append(call.operands, args[i+1:]...)
+			return call
+		case t.plus != plain && strings.HasPrefix(s, "+") && len(s) > 1:
+			if strings.Trim(s[1:], "0123456789") == "" {
+				continue // +LINE
+			}
+			call.opts = append(call.opts, used{o: &optSpec{long: []string{"+"}, eff: t.plus, arg: required, check: "plus", why: "a start-up editor command can run a shell command; open the file and go to a line with +NUMBER"}, as: s, val: word{text: s[1:]}, given: true})
+			continue
+		case !strings.HasPrefix(s, "-") || s == "-":
+			if i == 0 && t.mode == oldTar && s != "-" {
+				if c.oldTarBundle(t, tab, call, args, &i); c.refused {
+					return nil
+				}
+				continue
+			}
+			if t.mode == gnu {
+				call.operands = append(call.operands, a)
+				continue
+			}
+			call.operands = append(call.operands, args[i:]...)
+			return call
+		case t.numbers && len(s) > 1 && strings.Trim(s[1:], "0123456789") == "":
+			continue
+		case strings.HasPrefix(s, "--") || t.mode == exact:
+			name, val, eq := strings.Cut(strings.TrimLeft(s, "-"), "=")
+			if t.mode == exact && !strings.HasPrefix(s, "--") {
+				name, val, eq = s[1:], "", false
+				if o := tab.short[s[1]]; len(s) == 2 && o != nil {
+					u := used{o: o, as: s}
+					if o.arg == required {
+						v, ok := next(&i)
+						if !ok {
+							return missing(s)
+						}
+						u.val, u.given = v, true
+					}
+					call.opts = append(call.opts, u)
+					continue
+				}
+				c.unknownOption(t, exe, s, "unknown")
+				return nil
+			}
+			o, why := tab.lookupLong(name, t.abbrev && t.mode != exact)
+			if o == nil {
+				c.unknownOption(t, exe, s, why)
+				return nil
+			}
+			u := used{o: o, as: s}
+			switch {
+			case eq && o.arg == noArg:
+				c.refuse(DeniedPattern, exe, "", "`%s %s` gives a value to an option that takes none; %s would refuse it", exe, s, exe)
+				return nil
+			case eq:
+				u.val, u.given = word{text: val}, true
+			case o.arg == required:
+				v, ok := next(&i)
+				if !ok {
+					return missing(s)
+				}
+				u.val, u.given = v, true
+			}
+			call.opts = append(call.opts, u)
+		default:
+			// A bundle of short options: -nv, -oFILE, -n5, -i.bak.
+			for j := 1; j < len(s); j++ {
+				o := tab.short[s[j]]
+				if o == nil {
+					as := "-" + string(s[j])
+					if j > 1 {
+						as = fmt.Sprintf("-%c (in %s)", s[j], s)
+					}
+					c.unknownOption(t, exe, as, "unknown")
+					return nil
+				}
+				u := used{o: o, as: s}
+				if o.arg != noArg {
+					if j+1 < len(s) {
+						u.val, u.given = word{text: s[j+1:]}, true
+					} else if o.arg == required {
+						v, ok := next(&i)
+						if !ok {
+							return missing(s)
+						}
+						u.val, u.given = v, true
+					}
+					call.opts = append(call.opts, u)
+					break
+				}
+				call.opts = append(call.opts, u)
+			}
+		}
+	}
+	return call
+}
+
+// oldTarBundle reads tar's first word without a dash: every letter is an
+// option, and the letters that take a value take the next words in order
+// (tar xIf PROG a.tar).
+func (c *checker) oldTarBundle(t *toolSpec, tab *optTable, call *toolCall, args []word, i *int) {
+	s := args[0].text
+	for j := 0; j < len(s); j++ {
+		o := tab.short[s[j]]
+		if o == nil {
+			c.unknownOption(t, call.exe, fmt.Sprintf("%c (in %s)", s[j], s), "unknown")
+			return
+		}
+		u := used{o: o, as: s}
+		if o.arg == required {
+			if *i+1 >= len(args) {
+				c.refuse(DeniedPattern, call.exe, "", "`%s %s` is missing the value of %c; give it", call.exe, s, s[j])
+				return
+			}
+			*i++
+			u.val, u.given = args[*i], true
+		}
+		call.opts = append(call.opts, u)
+	}
+}
+
+// parseExpression reads find's argv: -H/-L/-P/-D/-O, the start paths, then
+// primaries with their values; -exec and its family take a command up to
+// ; or +.
+func (c *checker) parseExpression(t *toolSpec, tab *optTable, call *toolCall, args []word) *toolCall {
+	i := 0
+	for ; i < len(args); i++ {
+		s := args[i].text
+		if s == "-H" || s == "-L" || s == "-P" || strings.HasPrefix(s, "-O") {
+			continue
+		}
+		if s == "-D" {
+			i++
+			continue
+		}
+		break
+	}
+	for ; i < len(args); i++ {
+		s := args[i].text
+		if strings.HasPrefix(s, "-") || s == "(" || s == ")" || s == "!" || s == "," {
+			break
+		}
+		call.operands = append(call.operands, args[i])
+	}
+	for ; i < len(args); i++ {
+		s := args[i].text
+		switch s {
+		case "(", ")", "!", ",":
+			continue
+		}
+		name := strings.TrimPrefix(s, "-")
+		o := tab.long[name]
+		if !strings.HasPrefix(s, "-") || o == nil {
+			if strings.HasPrefix(name, "newer") && len(name) == 7 && strings.ContainsRune("aBcmt", rune(name[5])) && strings.ContainsRune("aBcmt", rune(name[6])) {
+				i++ // -newerXY REF
+				continue
+			}
+			c.unknownOption(t, call.exe, s, "unknown")
+			return nil
+		}
+		u := used{o: o, as: s}
+		switch o.arg {
+		case required, twoArgs:
+			n := 1
+			if o.arg == twoArgs {
+				n = 2
+			}
+			if i+n >= len(args) {
+				c.refuse(DeniedPattern, call.exe, "", "`%s %s` is missing its value; give it", call.exe, s)
+				return nil
+			}
+			u.val, u.given = args[i+1], true
+			if n == 2 {
+				u.val2 = args[i+2]
+			}
+			i += n
+		}
+		if o.eff == eInner {
+			end := -1
+			for j := i + 1; j < len(args); j++ {
+				if args[j].text == ";" || args[j].text == "+" {
+					end = j
+					break
+				}
+			}
+			if end < 0 || end == i+1 {
+				c.refuse(NestedCommand, call.exe, "", "`%s %s` has no command ending in ; or +, so the policy cannot read what it runs; write `%s … %s CMD ARGS {} \\;`", call.exe, s, call.exe, s)
+				return nil
+			}
+			call.opts = append(call.opts, u)
+			c.command(args[i+1:end], call.depth+1)
+			if c.refused {
+				return nil
+			}
+			i = end
+			continue
+		}
+		call.opts = append(call.opts, u)
+	}
+	return call
+}
+
+// applyTool checks one parsed call: every option's effect, then the
+// operands, then the tool's hook.
+func (c *checker) applyTool(call *toolCall) {
+	exe := call.exe
+	target := false
+	for _, u := range call.opts {
+		if c.refused {
+			return
+		}
+		o := u.o
+		why := o.why
+		switch o.eff {
+		case eRead:
+			c.path(u.val, readAccess, exe, "file "+exe+" "+o.name()+" reads")
+		case eWrite:
+			c.path(u.val, writeAccess, exe, "file "+exe+" "+o.name()+" writes")
+		case eWdir, eTarget:
+			c.path(u.val, writeAccess, exe, "directory "+exe+" "+o.name()+" writes into")
+			target = target || o.eff == eTarget
+		case eRun:
+			if why == "" {
+				why = "it names a program or command for " + exe + " to run"
+			}
+			c.refuse(DeniedPattern, exe, "", "`%s %s` is refused by aw's built-in rules: %s; run the program yourself as its own command, if it is allowed", exe, u.as, why)
+		case eRefuse:
+			c.refuse(DeniedPattern, exe, "", "`%s %s` is refused by aw's built-in rules: %s", exe, u.as, why)
+		case eNested:
+			if why == "" {
+				why = "the command it runs is not one the policy can follow"
+			}
+			c.refuse(NestedCommand, exe, "", "%s with the option %s runs a command the policy cannot read (%s); run the inner command directly", exe, u.as, why)
+		case eScript:
+			c.scriptOption(exe, u, why)
+		case eCheck:
+			if f := valueRules[o.check]; f != nil {
+				f(c, exe, u)
+			} else {
+				c.refuse(NotAllowed, exe, "", "aw's rule for %s names the value rule %q, which does not exist; this is a bug in aw, report it", exe, o.check)
+			}
+		}
+	}
+	if c.refused {
+		return
+	}
+	c.operands(call, target)
+	if !c.refused && call.spec.hook != "" {
+		hookFor(call.spec.hook)(c, call)
+	}
+}
+
+// scriptOption: the tool takes its program text or configuration from a
+// file or stdin the agent controls, so it is a runner for this call. A
+// human allows that use by naming it in commands.allow ("awk -f").
+func (c *checker) scriptOption(exe string, u used, why string) {
+	if c.allow[exe+" "+u.o.name()] || len(u.o.short) > 0 && c.allow[exe+" -"+string(u.o.short[0])] {
+		return
+	}
+	if why == "" {
+		why = "it loads program text or configuration from a file"
+	}
+	c.refuse(NestedCommand, exe, "", "`%s %s` makes %s a runner: %s, which the policy cannot read; pass the program inline, or a human who wants this allows it with `aw config set commands.allow` naming %q", exe, u.as, exe, why, exe+" "+u.o.name())
+}
+
+// operands checks the words after the options by the spec's kinds.
+func (c *checker) operands(call *toolCall, target bool) {
+	kinds := call.spec.operands
+	ops := call.operands
+	exe := call.exe
+	if len(ops) == 0 && len(kinds) > 0 {
+		switch kinds[0] {
+		case "stdin-inner": // xargs alone runs echo
+			c.stdinInner(call, nil)
+		case "script-or-inner": // a shell alone reads stdin
+			c.shellRunner(call, nil)
+		}
+		return
+	}
+	for i := 0; i < len(ops) && len(kinds) > 0 && !c.refused; i++ {
+		k := kinds[0]
+		if len(kinds) > 1 {
+			kinds = kinds[1:]
+		}
+		w := ops[i]
+		switch k {
+		case "read":
+			c.path(w, readAccess, exe, "file "+exe+" reads")
+		case "write":
+			if target {
+				c.path(w, readAccess, exe, "file "+exe+" reads")
+			} else {
+				c.path(w, writeAccess, exe, "file "+exe+" writes")
+			}
+		case "sources-write":
+			if target || i < len(ops)-1 {
+				c.path(w, readAccess, exe, "source "+exe+" reads")
+			} else {
+				c.path(w, writeAccess, exe, "destination "+exe+" writes")
+			}
+		case "inner":
+			c.command(ops[i:], call.depth+1)
+			return
+		case "env":
+			for ; i < len(ops) && ops[i].text == "-"; i++ {
+			} // env - is env -i
+			for ; i < len(ops); i++ {
+				name, ok := isAssignment(ops[i].text)
+				if !ok {
+					break
+				}
+				c.assign(name, exe)
+			}
+			if i < len(ops) {
+				c.command(ops[i:], call.depth+1)
+			}
+			return
+		case "stdin-inner":
+			c.stdinInner(call, ops[i:])
+			return
+		case "script-or-inner":
+			c.shellRunner(call, ops[i:])
+			return
+		}
+	}
+}
