@@ -2,6 +2,7 @@ package policy
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -362,39 +363,37 @@ func awRule(c *checker, exe string, args []word, depth int) {
 			pos = append(pos, a.text)
 		}
 	}
-	later := func(j int, verbs ...string) bool {
-		for _, w := range pos[j+1:] {
-			for _, v := range verbs {
-				if w == v {
-					return true
-				}
-			}
-		}
-		return false
-	}
 	for j := 0; j < len(pos) && j < 3; j++ {
-		noun := pos[j]
-		var verb string
-		switch {
-		case noun == "prompt":
-		case noun == "approval" && later(j, "accept", "deny", "token"):
-		case noun == "config" && later(j, "set"):
-		case noun == "call" && later(j, "approval", "config", "prompt"):
-		default:
+		verbs, human := humanVerbs[pos[j]]
+		if !human {
 			continue
 		}
+		verb := ""
 		for _, w := range pos[j+1:] {
-			switch w {
-			case "accept", "deny", "token", "set", "approval", "config", "prompt":
-				verb = w
-			}
-			if verb != "" {
+			if slices.Contains(verbs, w) {
+				verb = " " + w
 				break
 			}
 		}
-		c.refuse(DeniedPattern, exe, "", "`aw %s %s` is a human verb: it never runs inside a command, however it is wrapped; ask the human to run it in their own terminal", noun, verb)
+		if len(verbs) > 0 && verb == "" {
+			continue // a noun with human verbs, used for another verb
+		}
+		c.refuse(DeniedPattern, exe, "", "`aw %s%s` is a human verb: it never runs inside a command, however it is wrapped; ask the human to run it in their own terminal", pos[j], verb)
 		return
 	}
+}
+
+// humanVerbs are aw's human verbs by noun: a noun with no verbs is human
+// whatever follows (prompt, gc, answer); call is human when it names a
+// tool whose actions include human ones.
+var humanVerbs = map[string][]string{
+	"prompt":   nil,
+	"gc":       nil,
+	"answer":   nil,
+	"approval": {"accept", "deny", "token"},
+	"config":   {"set"},
+	"serve":    {"token"},
+	"call":     {"approval", "config", "prompt", "store", "gc", "answer"},
 }
 
 var awkWrite = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`print[f]?[^;{}]*>`) })
