@@ -5,6 +5,14 @@ import (
 	"os"
 
 	"github.com/agentic-workspace/aw/commands"
+	"github.com/agentic-workspace/aw/engine/sandbox"
 )
 
-func main() { os.Exit(commands.Main(os.Args[1:])) }
+func main() {
+	// The Landlock fallback's parent: aw re-executed by the sandbox,
+	// before any command-line machinery.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Helper(os.Args[2:]))
+	}
+	os.Exit(commands.Main(os.Args[1:]))
+}

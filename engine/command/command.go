@@ -24,6 +24,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/policy"
 	"github.com/agentic-workspace/aw/engine/proc"
+	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/store"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -65,33 +66,36 @@ const (
 
 // Result is the data of run, start, status and cancel (SPEC §6.0).
 type Result struct {
-	JobID              string     `json:"jobId"`
-	Action             string     `json:"action"`
-	Status             string     `json:"status"`
-	Executable         string     `json:"executable"`
-	Args               []string   `json:"args"`
-	Line               string     `json:"line,omitempty"`
-	Argv               []string   `json:"argv"`
-	ResolvedExecutable string     `json:"resolvedExecutable"`
-	Cwd                string     `json:"cwd"`
-	TimeoutSeconds     float64    `json:"timeoutSeconds"`
-	Pid                int        `json:"pid,omitempty"`
-	ExitCode           *int       `json:"exitCode"`
-	Signal             string     `json:"signal,omitempty"`
-	TimedOut           bool       `json:"timedOut"`
-	Cancelled          bool       `json:"cancelled"`
-	StartedAt          time.Time  `json:"startedAt"`
-	EndedAt            *time.Time `json:"endedAt"`
-	DurationMs         int64      `json:"durationMs"`
-	StdoutTail         *string    `json:"stdoutTail,omitempty"`
-	StderrTail         *string    `json:"stderrTail,omitempty"`
-	StdoutTruncated    bool       `json:"stdoutTruncated,omitempty"`
-	StderrTruncated    bool       `json:"stderrTruncated,omitempty"`
-	StdoutBytes        int64      `json:"stdoutBytes"`
-	StderrBytes        int64      `json:"stderrBytes"`
-	StdoutPath         string     `json:"stdoutPath"`
-	StderrPath         string     `json:"stderrPath"`
-	Error              string     `json:"error,omitempty"`
+	JobID              string   `json:"jobId"`
+	Action             string   `json:"action"`
+	Status             string   `json:"status"`
+	Executable         string   `json:"executable"`
+	Args               []string `json:"args"`
+	Line               string   `json:"line,omitempty"`
+	Argv               []string `json:"argv"`
+	ResolvedExecutable string   `json:"resolvedExecutable"`
+	Cwd                string   `json:"cwd"`
+	TimeoutSeconds     float64  `json:"timeoutSeconds"`
+	// Sandbox is the OS sandbox the command ran in, what it enforced, or
+	// none and why.
+	Sandbox         *sandbox.Report `json:"sandbox,omitempty"`
+	Pid             int             `json:"pid,omitempty"`
+	ExitCode        *int            `json:"exitCode"`
+	Signal          string          `json:"signal,omitempty"`
+	TimedOut        bool            `json:"timedOut"`
+	Cancelled       bool            `json:"cancelled"`
+	StartedAt       time.Time       `json:"startedAt"`
+	EndedAt         *time.Time      `json:"endedAt"`
+	DurationMs      int64           `json:"durationMs"`
+	StdoutTail      *string         `json:"stdoutTail,omitempty"`
+	StderrTail      *string         `json:"stderrTail,omitempty"`
+	StdoutTruncated bool            `json:"stdoutTruncated,omitempty"`
+	StderrTruncated bool            `json:"stderrTruncated,omitempty"`
+	StdoutBytes     int64           `json:"stdoutBytes"`
+	StderrBytes     int64           `json:"stderrBytes"`
+	StdoutPath      string          `json:"stdoutPath"`
+	StderrPath      string          `json:"stderrPath"`
+	Error           string          `json:"error,omitempty"`
 	// AlreadyFinished is set by a cancel that found no process to stop.
 	AlreadyFinished bool `json:"alreadyFinished,omitempty"`
 }
@@ -166,6 +170,7 @@ func Start(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope
 		j.ID, pid, display(j), timeout, j.ID, j.ID), r)
 	env.Retention.Importance = envelope.High
 	env.Fact("job %s started in the background (pid %d): %s", j.ID, pid, clip(display(j), 200))
+	sandboxFact(&env, j)
 	if p.capped {
 		env.Fact("timeout_seconds was capped at commands.maxSeconds (%s)", seconds(j.TimeoutSeconds))
 	}
@@ -250,6 +255,10 @@ func prepare(ws *workspace.Workspace, req *Request, action string) (*prepared, *
 		}
 		j.Argv = append([]string{exe}, argv[1:]...)
 		j.ResolvedExecutable = exe
+	}
+
+	if err := confine(ws, j, cwdAbs); err != nil {
+		return nil, nil, err
 	}
 
 	resume := map[string]any{"action": action}
@@ -543,6 +552,7 @@ func runEnvelope(ws *workspace.Workspace, j *Job, capped bool) (envelope.Envelop
 		env.Retention.Importance = envelope.High
 	}
 	env.Fact("job %s %s: %s", j.ID, statusPhrase(j), clip(what, 200))
+	sandboxFact(&env, j)
 	if capped {
 		env.Fact("timeout_seconds was capped at commands.maxSeconds (%s)", seconds(j.TimeoutSeconds))
 	}
@@ -571,7 +581,7 @@ func result(s *store.Store, j *Job) *Result {
 	r := &Result{
 		JobID: j.ID, Action: j.Action, Status: j.shownStatus(), Executable: j.Executable, Args: j.Args, Line: j.Line,
 		Argv: j.Argv, ResolvedExecutable: j.ResolvedExecutable, Cwd: j.Cwd, TimeoutSeconds: j.TimeoutSeconds,
-		Pid: j.Pid, ExitCode: j.ExitCode, Signal: j.Signal, TimedOut: j.TimedOut, Cancelled: j.Cancelled,
+		Sandbox: j.Sandbox, Pid: j.Pid, ExitCode: j.ExitCode, Signal: j.Signal, TimedOut: j.TimedOut, Cancelled: j.Cancelled,
 		StartedAt: j.StartedAt, EndedAt: j.EndedAt, DurationMs: j.DurationMs,
 		StdoutBytes: j.Stdout.Bytes, StderrBytes: j.Stderr.Bytes, StdoutPath: j.Stdout.Path, StderrPath: j.Stderr.Path,
 		Error: j.Error,
@@ -652,6 +662,7 @@ func Status(ctx context.Context, ws *workspace.Workspace, req *StatusRequest) (e
 	}
 	env := envelope.New("", summary, r)
 	env.Fact("job %s %s", j.ID, statusPhrase(j))
+	sandboxFact(&env, j)
 	if tailed {
 		env.Omit("data.stdoutTail", "data.stderrTail")
 	}

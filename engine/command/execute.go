@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/proc"
+	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
@@ -39,9 +40,13 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 	defer outF.Close()
 	defer errF.Close()
 
+	argv := j.Argv
+	if len(j.Spawn) > 0 {
+		argv = j.Spawn
+	}
 	cmd := &exec.Cmd{
-		Path:        j.Argv[0],
-		Args:        j.Argv,
+		Path:        argv[0],
+		Args:        argv,
 		Env:         env,
 		Dir:         filepath.Join(s.Root, filepath.FromSlash(j.Cwd)),
 		Stdout:      outF,
@@ -136,6 +141,11 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 		cur.EndedAt = &ended
 		cur.DurationMs = end.Sub(begin).Milliseconds()
 		code, sig := exitOf(cmd.ProcessState, waitErr)
+		if sig == "" && cur.Sandbox != nil && cur.Sandbox.Mechanism != sandbox.None && code != nil && *code > 128 && *code <= 128+64 {
+			// The sandbox's parent reports a command killed by signal N
+			// the way a shell does: exit code 128+N.
+			sig = signalName(syscall.Signal(*code - 128))
+		}
 		cur.ExitCode = code
 		cur.Signal = sig
 		switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/proc"
+	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
@@ -30,25 +31,29 @@ const (
 // Job is .agentic/jobs/<job_id>/job.json. id, status, executable, exitCode
 // and startedAt are read by `aw inspect changes`: keep their names.
 type Job struct {
-	ID                 string     `json:"id"`
-	Action             string     `json:"action"` // run (foreground) or start (background)
-	Status             string     `json:"status"`
-	Executable         string     `json:"executable"`
-	Args               []string   `json:"args"`
-	Line               string     `json:"line,omitempty"`
-	Shell              bool       `json:"shell,omitempty"` // run through /bin/sh -c Line
-	Argv               []string   `json:"argv"`            // what runs; argv[0] is resolvedExecutable
-	ResolvedExecutable string     `json:"resolvedExecutable"`
-	Cwd                string     `json:"cwd"`            // root-relative
-	TimeoutSeconds     float64    `json:"timeoutSeconds"` // 0: no timer (start only)
-	ExitCode           *int       `json:"exitCode"`
-	Signal             string     `json:"signal,omitempty"`
-	TimedOut           bool       `json:"timedOut"`
-	Cancelled          bool       `json:"cancelled"`
-	CreatedAt          time.Time  `json:"createdAt"`
-	StartedAt          time.Time  `json:"startedAt"`
-	EndedAt            *time.Time `json:"endedAt"`
-	DurationMs         int64      `json:"durationMs"`
+	ID                 string   `json:"id"`
+	Action             string   `json:"action"` // run (foreground) or start (background)
+	Status             string   `json:"status"`
+	Executable         string   `json:"executable"`
+	Args               []string `json:"args"`
+	Line               string   `json:"line,omitempty"`
+	Shell              bool     `json:"shell,omitempty"` // run through /bin/sh -c Line
+	Argv               []string `json:"argv"`            // what runs; argv[0] is resolvedExecutable
+	ResolvedExecutable string   `json:"resolvedExecutable"`
+	// Spawn is what is executed: Argv inside the OS sandbox's wrapper
+	// (empty for a job recorded before the sandbox existed: Argv runs).
+	Spawn          []string        `json:"spawn,omitempty"`
+	Sandbox        *sandbox.Report `json:"sandbox,omitempty"`
+	Cwd            string          `json:"cwd"`            // root-relative
+	TimeoutSeconds float64         `json:"timeoutSeconds"` // 0: no timer (start only)
+	ExitCode       *int            `json:"exitCode"`
+	Signal         string          `json:"signal,omitempty"`
+	TimedOut       bool            `json:"timedOut"`
+	Cancelled      bool            `json:"cancelled"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	StartedAt      time.Time       `json:"startedAt"`
+	EndedAt        *time.Time      `json:"endedAt"`
+	DurationMs     int64           `json:"durationMs"`
 
 	// Pid is the command's process, leader of its own process group (the
 	// group id is the same number); ProcessStart tells it from a later

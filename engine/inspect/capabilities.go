@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -55,6 +56,7 @@ type CapabilitiesData struct {
 	Notes            NotesInfo            `json:"notes"`
 	Tier             string               `json:"tier"`
 	Tools            []workspace.ToolInfo `json:"tools"`
+	Sandbox          *sandbox.Status      `json:"sandbox,omitempty"` // when commands are enabled
 	Storage          []StorageEntry       `json:"storage"`
 }
 
@@ -144,6 +146,10 @@ func capabilities(ws *workspace.Workspace) (*CapabilitiesData, error) {
 	if ws.Tools != nil {
 		d.Tools = ws.Tools()
 	}
+	if ws.Settings.Commands.Enabled {
+		st := sandbox.Describe(ws)
+		d.Sandbox = &st
+	}
 	d.Notes.MemoryPath = workspace.StateDir + "/MEMORY.md"
 	if fi, err := os.Stat(ws.StatePath("MEMORY.md")); err == nil && fi.Mode().IsRegular() {
 		d.Notes.MemoryExists = true
@@ -189,7 +195,11 @@ func capabilitiesSummary(d *CapabilitiesData) string {
 	for _, t := range d.Tools {
 		names = append(names, t.Name)
 	}
-	s += fmt.Sprintf("; tier %s; tools: %s.", d.Tier, strings.Join(names, ", "))
+	s += fmt.Sprintf("; tier %s; tools: %s", d.Tier, strings.Join(names, ", "))
+	if d.Sandbox != nil {
+		s += "; " + sandboxPhrase(d.Sandbox)
+	}
+	s += "."
 	return s
 }
 
@@ -207,4 +217,20 @@ func capabilitiesFacts(env *envelope.Envelope, d *CapabilitiesData) {
 	if d.Notes.MemoryExists {
 		env.Fact("memory: %s", d.Notes.MemoryPath)
 	}
+	if d.Sandbox != nil {
+		env.Fact("%s", sandboxPhrase(d.Sandbox))
+	}
+}
+
+// sandboxPhrase says what commands run in: "sandbox: bubblewrap, no
+// network", or "sandbox: none (why)".
+func sandboxPhrase(s *sandbox.Status) string {
+	if s.Mechanism == sandbox.None {
+		return "sandbox: none (" + s.Reason + ")"
+	}
+	net := "no network"
+	if s.Network {
+		net = "network allowed"
+	}
+	return "sandbox: " + s.Mechanism + ", " + net
 }

@@ -6,9 +6,10 @@ package proc
 
 // Stat is the part of /proc/<pid>/stat aw reads.
 type Stat struct {
-	State byte   // R, S, D, Z (zombie), X (dead), ...
-	Group int    // process group id
-	Start uint64 // start time in clock ticks since boot
+	State  byte   // R, S, D, Z (zombie), X (dead), ...
+	Parent int    // parent process id
+	Group  int    // process group id
+	Start  uint64 // start time in clock ticks since boot
 }
 
 // Living reports a process that is neither a zombie nor dead.

@@ -50,7 +50,8 @@ func Read(pid int) (st Stat, ok bool) {
 	if len(f) < 20 {
 		return Stat{}, false
 	}
+	ppid, _ := strconv.Atoi(f[1])
 	pgrp, _ := strconv.Atoi(f[2])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return Stat{State: f[0][0], Group: pgrp, Start: start}, true
+	return Stat{State: f[0][0], Parent: ppid, Group: pgrp, Start: start}, true
 }

@@ -49,6 +49,8 @@ type Settings struct {
 		Env            map[string]string `json:"env" doc:"environment variables set for spawned processes"`
 		MaxOutputBytes int               `json:"maxOutputBytes" doc:"per-stream bytes kept in memory for a run"`
 		MaxJobs        int               `json:"maxJobs" doc:"background jobs at once"`
+		Sandbox        string            `json:"sandbox" doc:"OS sandbox of spawned processes: auto (the strongest available), require (refuse without one) or off"`
+		Network        bool              `json:"network" doc:"spawned processes may reach the network"`
 	} `json:"commands"`
 	VCS struct {
 		Enabled bool `json:"enabled" doc:"version control tools"`
@@ -115,6 +117,7 @@ func Defaults() Settings {
 	s.Commands.Env = map[string]string{}
 	s.Commands.MaxOutputBytes = 1 << 20
 	s.Commands.MaxJobs = 4
+	s.Commands.Sandbox = "auto"
 	s.VCS.Enabled = true
 	s.GitHub.APIURL = "https://api.github.com"
 	s.GitHub.TokenEnv = "GH_TOKEN"
@@ -284,6 +287,8 @@ func (s *Settings) Validate() error {
 		return bad("commands.maxOutputBytes", "at least 1024", s.Commands.MaxOutputBytes)
 	case s.Commands.MaxJobs < 1:
 		return bad("commands.maxJobs", "at least 1", s.Commands.MaxJobs)
+	case s.Commands.Sandbox != "auto" && s.Commands.Sandbox != "require" && s.Commands.Sandbox != "off":
+		return bad("commands.sandbox", `"auto", "require" or "off"`, s.Commands.Sandbox)
 	case s.Edit.MaxTransactionBytes < 1<<16:
 		return bad("edit.maxTransactionBytes", "at least 65536", s.Edit.MaxTransactionBytes)
 	case s.Store.RetentionDays < 1:

@@ -1,0 +1,49 @@
+package command
+
+import (
+	"errors"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/sandbox"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// ReasonSandbox is details.reason of a command refused because
+// commands.sandbox is require and no OS sandbox is available.
+const ReasonSandbox = "sandbox-unavailable"
+
+// confine wraps the job's argv in the OS sandbox (commands.sandbox): the
+// job keeps the argv it shows, and records what really runs (Spawn) and
+// what the sandbox enforced.
+func confine(ws *workspace.Workspace, j *Job, cwdAbs string) error {
+	mode := sandbox.Mode(ws.Settings.Commands.Sandbox)
+	var p *sandbox.Policy
+	if mode != sandbox.Off {
+		var err error
+		if p, err = sandbox.For(ws, cwdAbs, spawnEnv(ws, "")); err != nil {
+			return sandboxError(err)
+		}
+	}
+	spawn, rep, err := sandbox.Wrap(p, mode, j.Argv)
+	if err != nil {
+		return sandboxError(err)
+	}
+	j.Spawn, j.Sandbox = spawn, &rep
+	return nil
+}
+
+func sandboxError(err error) error {
+	var d *sandbox.Denied
+	if errors.As(err, &d) {
+		return envelope.Errorf(envelope.CommandDenied,
+			"%s. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or have the human set commands.sandbox to auto (run unconfined when no sandbox exists) with `aw config set commands.sandbox auto`", d.Reason).With("reason", ReasonSandbox)
+	}
+	return envelope.Errorf(envelope.Internal, "cannot set up the OS sandbox: %v; check the cache directory's permissions, or have the human set commands.sandbox to off", err)
+}
+
+// sandboxFact is the line every command envelope carries about the sandbox.
+func sandboxFact(env *envelope.Envelope, j *Job) {
+	if j.Sandbox != nil {
+		env.Fact("%s", j.Sandbox.Summary())
+	}
+}

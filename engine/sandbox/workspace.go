@@ -1,0 +1,150 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// maxCarveOuts bounds the read-only and hidden paths of one policy: each
+// is a mount (or a Landlock expansion), and a workspace with more denied
+// files than this is refused rather than half hidden.
+const maxCarveOuts = 4096
+
+// For builds the policy of a process started in cwd (absolute, inside the
+// root) with environment env, from the workspace's settings: the root
+// read-write, .git, .agentic and protectedPatterns matches read-only,
+// denyPaths matches and aw's user configuration hidden, the network as
+// commands.network says.
+func For(ws *workspace.Workspace, cwd string, env []string) (*Policy, error) {
+	p := &Policy{Root: ws.Root, Cwd: cwd, Network: ws.Settings.Commands.Network}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		if real, err := filepath.EvalSymlinks(home); err == nil && real != "/" {
+			p.Home = real
+		}
+	}
+	p.State = stateFor(ws.Root)
+	p.Caches = Caches(p.State, p.Home, func(k string) string { return lookup(env, k) })
+	p.PathDirs = HomePathDirs(lookup(env, "PATH"), p.Home)
+	if ws.ConfigHome != "" {
+		if real, err := filepath.EvalSymlinks(filepath.Join(ws.ConfigHome, "aw")); err == nil {
+			p.Hidden = append(p.Hidden, real)
+		}
+	}
+	if err := p.descend(ws.Jail, "", false); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// walkEntries finds the carve-outs under the root: protected names
+// become read-only (and are still searched for denied ones), denied names
+// become hidden. .git and .agentic are read-only whole and not searched.
+// A symlink is never followed: a mount or rule on it would apply to its
+// target.
+func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, protected bool) error {
+	for _, e := range ents {
+		r := e.Name()
+		if rel != "" {
+			r = rel + "/" + e.Name()
+		}
+		abs := filepath.Join(p.Root, filepath.FromSlash(r))
+		symlink := e.Type()&os.ModeSymlink != 0
+		switch {
+		case j.DeniedBelow(r):
+			if !symlink {
+				p.Hidden = append(p.Hidden, abs)
+			}
+			continue
+		case rel == "" && (e.Name() == ".git" || e.Name() == workspace.StateDir):
+			p.ReadOnly = append(p.ReadOnly, abs)
+			continue
+		case !protected && !symlink && j.Protected(r):
+			p.ReadOnly = append(p.ReadOnly, abs)
+			if e.IsDir() {
+				if err := p.descend(j, r, true); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if len(p.ReadOnly)+len(p.Hidden) > maxCarveOuts {
+			return &Denied{Reason: fmt.Sprintf("the workspace holds more than %d protected or denied paths; the sandbox cannot carve them all out. Narrow denyPaths and protectedPatterns, or remove the files", maxCarveOuts)}
+		}
+		if e.IsDir() && !symlink {
+			if err := p.descend(j, r, protected); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (p *Policy) descend(j *workspace.Jail, rel string, protected bool) error {
+	ents, err := os.ReadDir(filepath.Join(p.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil
+	}
+	return p.walkEntries(j, rel, ents, protected)
+}
+
+func lookup(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+// Status is what `aw inspect capabilities` says about the sandbox: the
+// mode, the mechanism commands would run in (or none and why), and
+// whether they may reach the network.
+type Status struct {
+	Mode      Mode   `json:"mode"`
+	Mechanism string `json:"mechanism"`
+	Network   bool   `json:"network"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Describe reports the sandbox commands in ws would get, without walking
+// the workspace.
+func Describe(ws *workspace.Workspace) Status {
+	mode := Mode(ws.Settings.Commands.Sandbox)
+	st := Status{Mode: mode, Mechanism: None, Network: true}
+	if mode == Off {
+		st.Reason = "commands.sandbox is off: the human chose to run commands unconfined"
+		return st
+	}
+	av := Detect(&Policy{Root: ws.Root, State: stateFor(ws.Root)})
+	st.Mechanism = av.Mechanism
+	if av.Mechanism == None {
+		st.Reason = av.Reason
+		if mode == Require {
+			st.Reason += "; commands.sandbox is require, so commands are refused"
+		}
+		return st
+	}
+	st.Network = ws.Settings.Commands.Network
+	if av.Mechanism == Landlock && av.Reason != "" {
+		st.Reason = "the Landlock fallback, which enforces less: " + av.Reason
+	}
+	return st
+}
+
+// stateFor is the private state directory of a root under the user's
+// cache directory (the temp directory when there is none).
+func stateFor(root string) string {
+	cacheHome, err := os.UserCacheDir()
+	if err != nil {
+		cacheHome = os.TempDir()
+	}
+	if real, err := filepath.EvalSymlinks(cacheHome); err == nil {
+		cacheHome = real
+	}
+	return StateDir(cacheHome, root)
+}
