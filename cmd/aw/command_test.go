@@ -73,6 +73,38 @@ func waitFor(t *testing.T, dir, id string, within time.Duration) Result {
 	}
 }
 
+// uniqueSleep is a sleep duration no other process on the machine uses,
+// so the test can find its sleeps by their command line.
+func uniqueSleep() string {
+	return fmt.Sprintf("%d.%d", 500+os.Getpid()%400, time.Now().UnixNano()%1000000)
+}
+
+// procsWith lists the living processes whose command line contains arg
+// as one argument.
+func procsWith(arg string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, a := range strings.Split(string(raw), "\x00") {
+			if a == arg {
+				if st, ok := proc.Read(pid); ok && st.Living() {
+					out = append(out, fmt.Sprintf("%d(%c %s)", pid, st.State, strings.ReplaceAll(string(raw), "\x00", " ")))
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
 func requireProc(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to see process groups")
@@ -286,7 +318,8 @@ func TestCommandTimeoutKillsTree(t *testing.T) {
 	requireProc(t)
 	dir := cmdWorkspace(t, 2, "")
 	start := time.Now()
-	r := runAW(t, dir, nil, "command", "run", "--timeout", "1", "--", "sh", "-c", "sleep 100 & sleep 100 & echo started; wait")
+	nap := uniqueSleep()
+	r := runAW(t, dir, nil, "command", "run", "--timeout", "1", "--", "sh", "-c", "sleep "+nap+" & sleep "+nap+" & echo started; wait")
 	if took := time.Since(start); r.Code != 0 || took > 8*time.Second {
 		t.Fatalf("run with a timeout: exit %d after %s: %s", r.Code, took, r.Stdout)
 	}
@@ -294,7 +327,7 @@ func TestCommandTimeoutKillsTree(t *testing.T) {
 		t.Fatalf("timed out run: %s", r.Stdout)
 	}
 	pgid := int(r.field(t, ".data.pid").(float64))
-	if left := groupLeft(pgid); len(left) > 0 {
+	if left := append(groupLeft(pgid), procsWith(nap)...); len(left) > 0 {
 		t.Fatalf("processes survived the timeout: %v", left)
 	}
 	// A timeout above commands.maxSeconds is capped, and says so.
@@ -369,21 +402,24 @@ func TestCommandBackground(t *testing.T) {
 func TestCommandCancelKillsTree(t *testing.T) {
 	requireProc(t)
 	dir := cmdWorkspace(t, 2, "")
-	r := runAW(t, dir, nil, "command", "start", "--", "sh", "-c", "sleep 100 & sleep 100")
+	// The sleeps are found by their unique argument: inside the sandbox
+	// they are in a session of their own, so not in the job's group.
+	nap := uniqueSleep()
+	r := runAW(t, dir, nil, "command", "start", "--", "sh", "-c", "sleep "+nap+" & sleep "+nap)
 	id := str(t, r, ".data.jobId")
 	pgid := int(r.field(t, ".data.pid").(float64))
 	deadline := time.Now().Add(5 * time.Second)
-	for len(groupLeft(pgid)) < 3 && time.Now().Before(deadline) {
+	for len(procsWith(nap)) < 2 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := len(groupLeft(pgid)); n < 3 {
-		t.Fatalf("the job should have sh and two sleeps, has %d", n)
+	if n := len(procsWith(nap)); n < 2 {
+		t.Fatalf("the job should have two sleeps, has %d", n)
 	}
 	c := runAW(t, dir, nil, "command", "cancel", id)
 	if c.Code != 0 || c.field(t, ".data.status") != "cancelled" || c.field(t, ".data.cancelled") != true || c.field(t, ".data.timedOut") != false {
 		t.Fatalf("cancel: %s", c.Stdout)
 	}
-	if left := groupLeft(pgid); len(left) > 0 {
+	if left := append(groupLeft(pgid), procsWith(nap)...); len(left) > 0 {
 		t.Fatalf("processes survived the cancel: %v", left)
 	}
 	again := runAW(t, dir, nil, "command", "cancel", id)
@@ -411,7 +447,10 @@ func TestCommandCancelKillsTree(t *testing.T) {
 // status reports orphaned; cancel still stops its tree.
 func TestCommandOrphaned(t *testing.T) {
 	requireProc(t)
-	dir := cmdWorkspace(t, 2, "")
+	// Unconfined (commands.sandbox off), the process outlives its
+	// supervisor and cancel stops it; in the sandbox it dies with the
+	// supervisor (TestSandboxDiesWithSupervisor).
+	dir := cmdWorkspace(t, 2, `, "sandbox": "off"`)
 	r := runAW(t, dir, nil, "command", "start", "--", "sleep", "60")
 	id := str(t, r, ".data.jobId")
 	pid := int(r.field(t, ".data.pid").(float64))

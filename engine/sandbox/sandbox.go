@@ -71,8 +71,8 @@ type Policy struct {
 	Network  bool     // commands.network
 	Home     string   // the user's home, replaced by an empty one ("" when unknown)
 	// PathDirs are the PATH directories of the command's environment that
-	// lie under the home: made available read-only so tools installed
-	// there (~/go/bin, ~/.local/bin) still run.
+	// the sandbox would hide (under the home or a temporary directory):
+	// made available read-only so the tools installed there still run.
 	PathDirs []string
 	Caches   []Cache
 	// State is the private per-workspace directory that holds the writable
@@ -305,22 +305,23 @@ func Caches(state, home string, env func(string) string) []Cache {
 	return out
 }
 
-// HomePathDirs picks the PATH entries under home (absolute, existing,
-// not home itself).
-func HomePathDirs(path, home string) []string {
-	if home == "" {
-		return nil
-	}
+// HiddenPathDirs picks the PATH entries the sandbox would otherwise hide
+// (under the home, /tmp or /var/tmp; absolute, existing, not the home
+// itself): they are made available read-only so the tools installed there
+// (~/go/bin, ~/.local/bin) still run.
+func HiddenPathDirs(path, home string) []string {
 	var out []string
 	for _, d := range filepath.SplitList(path) {
 		if !filepath.IsAbs(d) {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(d)
-		if err != nil || real == home || !within(home, real) || slices.Contains(out, real) {
+		if err != nil || real == home || slices.Contains(out, real) {
 			continue
 		}
-		out = append(out, real)
+		if (home != "" && within(home, real)) || within("/tmp", real) || within("/var/tmp", real) {
+			out = append(out, real)
+		}
 	}
 	return out
 }

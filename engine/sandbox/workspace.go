@@ -28,7 +28,7 @@ func For(ws *workspace.Workspace, cwd string, env []string) (*Policy, error) {
 	}
 	p.State = stateFor(ws.Root)
 	p.Caches = Caches(p.State, p.Home, func(k string) string { return lookup(env, k) })
-	p.PathDirs = HomePathDirs(lookup(env, "PATH"), p.Home)
+	p.PathDirs = HiddenPathDirs(lookup(env, "PATH"), p.Home)
 	if ws.ConfigHome != "" {
 		if real, err := filepath.EvalSymlinks(filepath.Join(ws.ConfigHome, "aw")); err == nil {
 			p.Hidden = append(p.Hidden, real)
