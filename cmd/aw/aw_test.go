@@ -151,7 +151,14 @@ func runAW(t testing.TB, dir string, stdin []byte, args ...string) Result {
 // runAWEnv is runAW with extra environment entries (NAME=value).
 func runAWEnv(t testing.TB, dir string, stdin []byte, env []string, args ...string) Result {
 	t.Helper()
-	cmd := exec.Command(awBin, args...)
+	return runBinEnv(t, awBin, dir, stdin, env, args...)
+}
+
+// runBinEnv is runAWEnv through another launcher of aw (one that changes
+// what the kernel offers aw, say).
+func runBinEnv(t testing.TB, bin, dir string, stdin []byte, env []string, args ...string) Result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".userconfig-none"), "AW_ROOT=", "AW_APPROVER_TOKEN=")
 	cmd.Env = append(cmd.Env, env...)

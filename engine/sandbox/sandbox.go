@@ -22,12 +22,15 @@
 // language servers, debug adapters and interpreters later) calls Wrap.
 //
 // Decisions where the product contract is silent:
-//   - Writable toolchain caches (Go build cache, npm, pip, yarn) are private
-//     per workspace, under the user's cache directory (aw/sandbox/<hash>),
-//     never the user's own: a sandboxed process that could write the user's
-//     Go build cache could plant an object a later build outside the
-//     sandbox links. The Go module cache is the user's own, read-only (its
-//     contents were checked against go.sum when downloaded).
+//   - Writable toolchain caches (Go build cache, npm, pip, yarn) are the
+//     sandbox's own, under the user's cache directory (aw/sandbox/cache),
+//     shared by the sandboxed commands of every workspace and never the
+//     user's own: a sandboxed process that could write the user's Go build
+//     cache could plant an object that a later build outside the sandbox
+//     links. They are shared rather than per workspace because a cold Go
+//     build cache costs minutes on every new workspace. The Go module
+//     cache is the user's own, read-only (its contents were checked
+//     against go.sum when downloaded).
 //   - Paths matched by denyPaths and protectedPatterns are found by a walk
 //     of the workspace when the command starts; a file created later under
 //     such a name is not covered by the sandbox (the policy layer still
@@ -75,9 +78,9 @@ type Policy struct {
 	// made available read-only so the tools installed there still run.
 	PathDirs []string
 	Caches   []Cache
-	// State is the private per-workspace directory that holds the writable
-	// caches, the Landlock fallback's home and temporary directory, and the
-	// unreadable placeholder that hides denied files.
+	// State is the private per-workspace directory that holds the Landlock
+	// fallback's home and temporary directory, and the unreadable
+	// placeholder that hides denied files.
 	State string
 	Cwd   string // where the command starts (inside Root)
 }
@@ -286,12 +289,13 @@ func goModCache(home string, env func(string) string) string {
 }
 
 // Caches lists the toolchain caches for a policy whose private state is
-// state: private ones under it, the user's own where they exist.
+// state: the sandbox's own writable ones beside it (shared by every
+// workspace), the user's own read-only ones where they exist.
 func Caches(state, home string, env func(string) string) []Cache {
 	var out []Cache
 	for _, r := range toolCaches {
 		if r.private {
-			out = append(out, Cache{Name: r.name, Env: r.env, Path: filepath.Join(state, "cache", r.name), Writable: true})
+			out = append(out, Cache{Name: r.name, Env: r.env, Path: filepath.Join(filepath.Dir(state), "cache", r.name), Writable: true})
 			continue
 		}
 		dir := r.user(home, env)
