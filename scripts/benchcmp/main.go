@@ -162,7 +162,7 @@ func printTable(results []result, notes []string, o options) {
 	fmt.Fprintln(tw, "row\taw\tpeer\tpeer median\tratio\ttarget\tresult\taw peak RSS\tnote")
 	for _, r := range results {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.name, dur(r.awMedian), r.peer, dur(r.peerMedian), ratio(r), fmt.Sprintf("<= %.1fx", r.target), r.status, rss(r), clip(r.note))
+			r.name, dur(r.awMedian), r.peer, dur(r.peerMedian), ratio(r), target(r), r.status, rss(r), clip(r.note))
 	}
 	tw.Flush()
 	for _, n := range notes {
@@ -189,7 +189,17 @@ func ratio(r result) string {
 	if r.awMedian == 0 || r.peerMedian == 0 {
 		return "-"
 	}
+	if r.maxDiff > 0 {
+		return "+" + dur(r.awMedian-r.peerMedian) // a difference row
+	}
 	return fmt.Sprintf("%.2fx", float64(r.awMedian)/float64(r.peerMedian))
+}
+
+func target(r result) string {
+	if r.maxDiff > 0 {
+		return "+<= " + dur(r.maxDiff)
+	}
+	return fmt.Sprintf("<= %.1fx", r.target)
 }
 
 func rss(r result) string {

@@ -24,8 +24,11 @@ type side struct {
 
 // row is one line of the table.
 type row struct {
-	name     string
-	target   float64 // aw median / peer median must not exceed it
+	name   string
+	target float64 // aw median / peer median must not exceed it
+	// maxDiff, when set, replaces target: aw's median may exceed the
+	// peer's by at most this much (what a layer adds, not a ratio).
+	maxDiff  time.Duration
 	aw, peer side
 	missing  string // when the peer's executable is absent: how to install it
 	// check compares one aw output with one peer output (both stdout).
@@ -43,6 +46,7 @@ type result struct {
 	showRSS              bool
 	rssLimit             int64
 	target               float64
+	maxDiff              time.Duration
 	status, note         string
 }
 
@@ -100,7 +104,7 @@ func firstLine(bufs ...[]byte) string {
 // measure runs a row: warm-up runs of each side (the last pair's outputs are
 // checked for equivalence), then aw and the peer alternately.
 func (b *bench) measure(r row) result {
-	res := result{name: r.name, peer: r.peer.name, target: r.target, showRSS: r.showRSS, rssLimit: r.rssLimit}
+	res := result{name: r.name, peer: r.peer.name, target: r.target, maxDiff: r.maxDiff, showRSS: r.showRSS, rssLimit: r.rssLimit}
 	if _, err := exec.LookPath(r.peer.argv[0]); err != nil {
 		res.status, res.note = "SKIP", "peer missing: "+r.missing
 		logf("  %s", res.note)
@@ -156,7 +160,12 @@ func (b *bench) measure(r row) result {
 	res.awMedian, res.peerMedian = median(awTimes), median(peerTimes)
 	res.status = "pass"
 	var why []string
-	if float64(res.awMedian) > r.target*float64(res.peerMedian) {
+	if r.maxDiff > 0 {
+		if res.awMedian-res.peerMedian > r.maxDiff {
+			res.status = "FAIL"
+			why = append(why, fmt.Sprintf("adds %s, over %s", dur(res.awMedian-res.peerMedian), dur(r.maxDiff)))
+		}
+	} else if float64(res.awMedian) > r.target*float64(res.peerMedian) {
 		res.status = "FAIL"
 		why = append(why, "slower than target")
 	}

@@ -7,16 +7,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // The command rows (SPEC §8): `aw command status` tailing a job log of 1 GiB
 // and 4 GiB against `tail -c 2000` on the same file (the logs are sparse,
 // with real text at the end: a tail that reads only the end costs the same
 // for both sizes), and the overhead of `aw command run -- true` against
-// running true directly.
+// running true directly, and what the OS sandbox adds to it: the same run
+// with the default sandbox against commands.sandbox off (a difference of
+// medians, not a ratio).
 
 func commandRowNames() []string {
-	return []string{"command-status-1g", "command-status-4g", "command-run-true"}
+	return []string{"command-status-1g", "command-status-4g", "command-run-true", "command-run-sandbox"}
 }
 
 const statusTail = 2000
@@ -56,7 +59,59 @@ func commandRows(b *bench) []row {
 			}
 			return nil
 		}})
+	off, err := b.commandWorkspace("jobs-run-unsandboxed", `, "sandbox": "off"`)
+	if err != nil {
+		fatalf("preparing the unsandboxed workspace: %v", err)
+	}
+	offSide := b.awSide(off, "command", "run", "--", "true")
+	offSide.name = "aw, sandbox off"
+	rows = append(rows, row{name: "command-run-sandbox", maxDiff: 20 * time.Millisecond,
+		aw:   b.awSide(root, "command", "run", "--", "true"),
+		peer: offSide,
+		after: func() {
+			os.RemoveAll(filepath.Join(root, ".agentic", "jobs"))
+			os.RemoveAll(filepath.Join(off, ".agentic", "jobs"))
+		},
+		// The figure counts only when the sandbox really ran on one side
+		// and not on the other.
+		check: func(aw, peer []byte) error {
+			for _, side := range []struct {
+				out  []byte
+				want string
+			}{{aw, "bubblewrap"}, {peer, "none"}} {
+				env, err := parseEnvelope(side.out)
+				if err != nil {
+					return err
+				}
+				var d struct {
+					ExitCode *int `json:"exitCode"`
+					Sandbox  struct {
+						Mechanism string `json:"mechanism"`
+						Reason    string `json:"reason"`
+					} `json:"sandbox"`
+				}
+				if err := json.Unmarshal(env.Data, &d); err != nil || d.ExitCode == nil || *d.ExitCode != 0 {
+					return fmt.Errorf("aw did not report exit code 0: %s", env.Summary)
+				}
+				if d.Sandbox.Mechanism != side.want {
+					return fmt.Errorf("sandbox %q, want %q (%s); install bubblewrap (scripts/test-deps)", d.Sandbox.Mechanism, side.want, d.Sandbox.Reason)
+				}
+			}
+			return nil
+		}})
 	return rows
+}
+
+// commandWorkspace makes a workspace under the data directory that may run
+// true, with extra spliced into its commands settings.
+func (b *bench) commandWorkspace(name, extra string) (string, error) {
+	root := filepath.Join(b.d.dir, name)
+	os.RemoveAll(root)
+	if err := os.MkdirAll(filepath.Join(root, ".agentic"), 0o755); err != nil {
+		return "", err
+	}
+	cfg := `{"permissionMode": 2, "commands": {"allow": ["true"]` + extra + `}}`
+	return root, os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(cfg), 0o644)
 }
 
 // jobWithLog makes a workspace under the data directory holding one
@@ -64,13 +119,8 @@ func commandRows(b *bench) []row {
 // of text); size 0 leaves the job as it ran. It returns the root and the
 // job id.
 func (b *bench) jobWithLog(name string, size int64) (string, string, error) {
-	root := filepath.Join(b.d.dir, name)
-	os.RemoveAll(root)
-	if err := os.MkdirAll(filepath.Join(root, ".agentic"), 0o755); err != nil {
-		return "", "", err
-	}
-	cfg := `{"permissionMode": 2, "commands": {"allow": ["true"]}}`
-	if err := os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(cfg), 0o644); err != nil {
+	root, err := b.commandWorkspace(name, "")
+	if err != nil {
 		return "", "", err
 	}
 	run := exec.Command(b.aw, "--root", root, "-o", "json", "command", "run", "--", "true")
