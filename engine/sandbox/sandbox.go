@@ -169,15 +169,18 @@ func WrapWith(av Availability, p *Policy, mode Mode, argv []string) ([]string, R
 	switch av.Mechanism {
 	case Bubblewrap:
 		out = bwrapArgv(av.Path, p, argv)
-		r.Enforced = p.enforced(homeReplaced, "the process tree lives in its own PID namespace and dies with aw's supervisor, setsid or not")
+		r.Enforced = p.enforced(&r, homeReplaced, "the process tree lives in its own PID namespace and dies with aw's supervisor, setsid or not")
 	case Landlock:
 		out, err = landlockArgv(av.ABI, p, argv)
-		r.Enforced = p.enforced("the home directory unreadable; HOME points at a private, empty one (toolchain caches made available)", "the command runs under a parent that kills every descendant (setsid or not) when the command ends, is cancelled or times out")
+		if av.ABI < 4 {
+			r.Network = true // this kernel's Landlock cannot restrict sockets
+		}
+		r.Enforced = p.enforced(&r, "the home directory unreadable; HOME points at a private, empty one (toolchain caches made available)", "the command runs under a parent that kills every descendant (setsid or not) when the command ends, is cancelled or times out")
 		r.NotEnforced = landlockGaps(av.ABI, p)
 	case Seatbelt:
 		out = []string{av.Path, "-p", SeatbeltProfile(p), "--"}
 		out = append(out, argv...)
-		r.Enforced = p.enforced("the home directory unreadable (toolchain caches and tools on PATH readable)", "")
+		r.Enforced = p.enforced(&r, "the home directory unreadable (toolchain caches and tools on PATH readable)", "")
 		r.NotEnforced = []string{"the process tree is not in a namespace of its own: a process that calls setsid leaves the group aw kills"}
 	default:
 		return nil, Report{}, fmt.Errorf("sandbox: unknown mechanism %q", av.Mechanism)
@@ -192,7 +195,7 @@ const homeReplaced = "the home directory replaced by an empty one (toolchain cac
 
 // enforced lists what every mechanism enforces from the policy, plus the
 // mechanism's own line about the process tree.
-func (p *Policy) enforced(home, tree string) []string {
+func (p *Policy) enforced(r *Report, home, tree string) []string {
 	e := []string{"workspace read-write; the rest of the file system read-only"}
 	e = append(e, fmt.Sprintf(".git, .agentic and protected paths read-only (%d paths)", len(p.ReadOnly)))
 	e = append(e, fmt.Sprintf("denyPaths matches and aw's user configuration unreadable (%d paths)", len(p.Hidden)))
@@ -200,7 +203,7 @@ func (p *Policy) enforced(home, tree string) []string {
 		e = append(e, home)
 	}
 	e = append(e, "a private temporary directory")
-	if !p.Network {
+	if !p.Network && !r.Network {
 		e = append(e, "no network")
 	}
 	if tree != "" {
