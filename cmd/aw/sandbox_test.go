@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -532,4 +533,21 @@ func TestSandboxModes(t *testing.T) {
 
 	bad := newSB(t, sandbox.Bubblewrap, `, "sandbox": "maybe"`)
 	wantErr(t, bad.run(t, "command", "run", "--", "true"), "INVALID_INPUT", 2, "commands.sandbox")
+}
+
+// TestSandboxHelperRefusesDirectCalls: the Landlock fallback's hidden
+// helper runs only under aw's own supervisor; an agent calling it directly
+// gets no way around the command policy.
+func TestSandboxHelperRefusesDirectCalls(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	cmd := exec.Command(awBin, sandbox.HelperArg, `{"rules":[{"path":"/","kind":"rw"}],"network":true}`, "sh", "-c", "echo ran > "+marker)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 126 || !strings.Contains(string(out), "only under aw's command supervisor") {
+		t.Fatalf("a direct call of the helper: %v %s", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the helper ran the command for a direct caller")
+	}
 }

@@ -204,6 +204,16 @@ func Helper(args []string) int {
 		fmt.Fprintln(os.Stderr, "aw: the sandbox helper takes a specification and a command")
 		return 126
 	}
+	// Only aw's own supervisor may start the helper: called directly, it
+	// would run any program with any rules, outside the command policy.
+	// (Started by a sandboxed command, it can only add Landlock rules to
+	// the sandbox it is already in.)
+	self, err1 := os.Readlink("/proc/self/exe")
+	parent, err2 := os.Readlink("/proc/" + strconv.Itoa(os.Getppid()) + "/exe")
+	if err1 != nil || err2 != nil || self != parent {
+		fmt.Fprintln(os.Stderr, "aw: "+HelperArg+" is aw's own sandbox helper and runs only under aw's command supervisor; use `aw command run`")
+		return 126
+	}
 	var spec llSpec
 	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
 		fmt.Fprintf(os.Stderr, "aw: the sandbox helper's specification does not parse: %v\n", err)
