@@ -851,7 +851,11 @@ func review(j *Job) string {
 	if j.Shell {
 		how = "through /bin/sh -c"
 	}
-	return fmt.Sprintf("$ %s\nruns:    %s (%s)\ncwd:     %s\ntimeout: %s\naction:  %s", display(j), quoteArgv(j.Argv), how, j.Cwd, t, j.Action)
+	box := "none"
+	if j.Sandbox != nil {
+		box = strings.TrimPrefix(j.Sandbox.Summary(), "sandbox: ")
+	}
+	return fmt.Sprintf("$ %s\nruns:    %s (%s)\ncwd:     %s\ntimeout: %s\naction:  %s\nsandbox: %s", display(j), quoteArgv(j.Argv), how, j.Cwd, t, j.Action, box)
 }
 
 func quoteArgv(argv []string) string {
