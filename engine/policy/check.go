@@ -247,6 +247,11 @@ func (c *checker) command(ws []word, depth int) {
 			return
 		}
 	}
+	if c.shell {
+		if c.shellBuiltin(low, ws[1:]); c.refused {
+			return
+		}
+	}
 	if runners()[low] && !c.allow[exe] && !(c.grant && !c.argRules) {
 		c.refuse(NestedCommand, exe, "", "%s runs a command the policy cannot see into (a shell, an evaluator, a privilege or session changer), so it is refused; run the inner command directly, or %s", exe, c.allowHint(exe))
 		return

@@ -87,8 +87,12 @@ type Verdict struct {
 	Paths      []string   `json:"paths"`                // redirection targets and cd directories, root-relative
 	// Argv is what to run in interpreter "none" (the tokenized line or the
 	// argv as given); a line allowed in interpreter "sh" runs through
-	// /bin/sh -c Line.
+	// /bin/sh -c Canonical.
 	Argv []string `json:"argv,omitempty"`
+	// Canonical is, in interpreter "sh", the line as /bin/sh will run it:
+	// the re-print of the parsed line, which is what was checked. The
+	// caller's text never reaches the shell.
+	Canonical string `json:"canonical,omitempty"`
 	// Shell is true when the line must run through /bin/sh.
 	Shell bool `json:"shell,omitempty"`
 }

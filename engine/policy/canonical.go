@@ -1,0 +1,365 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The shell runs what the checker read. A line in interpreter "sh" is
+// parsed as bash and printed again with mvdan.cc/sh's printer; that
+// canonical text is parsed again, checked, and is the only text /bin/sh
+// ever receives (Verdict.Canonical). The re-parse must print back to the
+// same text both as bash and as POSIX sh, so the two dialects /bin/sh may
+// be read the canonical line alike as far as the parser can tell.
+//
+// What the parser and a real shell (dash, bash) can read differently is
+// refused before that, as families rather than examples:
+//
+//   - characters a shell and a human read differently: control characters
+//     (\r, \f, \v, ESC, DEL, C1), invalid UTF-8, Unicode spaces, format
+//     characters (bidirectional overrides, zero-width), line separators, and
+//     unquoted punctuation look-alikes of operators and quotes;
+//   - line continuations the parser does not follow as sh does: a comment
+//     ending in a backslash, a backslash at the end of a line of an
+//     unquoted here-document body;
+//   - here-documents beyond `<<WORD`, `<<'WORD'` and `<<"WORD"` with a plain
+//     name: `<<-` (tab stripping, re-indented by the printer), delimiters
+//     with expansions, escapes or mixed quoting, a here-document inside a
+//     $( ) or backtick substitution, a substitution in a body that spans
+//     lines;
+//   - backtick substitutions holding a backslash (their escaping rules
+//     differ between shells and from $( ));
+//   - file descriptors above 9 (dash reads `10>f` as the word 10 and `>f`);
+//   - builtins that change how later text is read or looked up (alias,
+//     shopt, enable, hash, set with options other than -e, -u, -x, -v,
+//     -o pipefail and their + forms);
+//   - everything the walker refuses already: bash-only syntax ($'…', [[ ]],
+//     brace expansion, arithmetic, extended globs, process substitution,
+//     here-strings, &>, |&, functions, coprocesses, arrays).
+
+// canonicalize runs the lexical and source checks on line, prints it and
+// returns the canonical text with its own parse (the tree to check).
+func (c *checker) canonicalize(line string) (string, *syntax.File, bool) {
+	if what, repair := oddCharacter(line); what != "" {
+		c.unsupported(what, repair)
+		return "", nil, false
+	}
+	comments := strings.IndexByte(line, '#') >= 0
+	src, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(comments)).Parse(strings.NewReader(line), "")
+	if err != nil {
+		c.parseErr(err)
+		return "", nil, false
+	}
+	if mayDiffer(line) {
+		if what, repair := sourceFamilies(src, line); what != "" {
+			c.unsupported(what, repair)
+			return "", nil, false
+		}
+	}
+	if comments {
+		dropComments(src)
+	}
+	canonical, err := printLine(src)
+	if err != nil {
+		c.unsupported("a line the printer cannot re-print", "write simple commands joined by ;, &&, || or |")
+		return "", nil, false
+	}
+	f := src // the same text parses to the same tree
+	if canonical != line {
+		if f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(canonical), ""); err != nil {
+			c.unsupported(fmt.Sprintf("a line whose re-print does not parse again (%v)", err), "write simple commands joined by ;, &&, || or |")
+			return "", nil, false
+		}
+		if again, err := printLine(f); err != nil || again != canonical {
+			c.unsupported("a line that reads differently once re-printed", "write simple commands joined by ;, &&, || or |, without comments or continuations")
+			return "", nil, false
+		}
+	}
+	posix, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(canonical), "")
+	if err == nil {
+		var again string
+		if again, err = printLine(posix); err == nil && again != canonical {
+			err = fmt.Errorf("bash and POSIX sh read it differently")
+		}
+	}
+	if err != nil {
+		c.unsupported(fmt.Sprintf("syntax POSIX sh does not read as bash does (%v)", err), "write portable sh: simple commands joined by ;, &&, || or |")
+		return "", nil, false
+	}
+	return canonical, f, true
+}
+
+// printLine is the canonical print: mvdan.cc/sh's printer with `> file`
+// spacing (the way people write it, so an ordinary line prints as itself).
+func printLine(f *syntax.File) (string, error) {
+	var b strings.Builder
+	if err := syntax.NewPrinter(syntax.SpaceRedirects(true)).Print(&b, f); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// oddCharacter finds a character a shell and a reader (human or parser)
+// may take differently.
+func oddCharacter(line string) (what, repair string) {
+	if !utf8.ValidString(line) {
+		return "a line that is not valid UTF-8", "write the line in UTF-8; pass binary data through a file"
+	}
+	for _, r := range line {
+		switch {
+		case r == '\t' || r == '\n' || r >= 0x20 && r < 0x7f:
+		case r == '\r':
+			return `a carriage return (\r)`, "end lines with \\n only; no shell reads \\r as a line end"
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			return fmt.Sprintf("the control character U+%04X", r), "write the text without control characters; put such bytes in a file"
+		case r != ' ' && unicode.Is(unicode.Zs, r), unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+			return fmt.Sprintf("the invisible or space-like character U+%04X", r), "use plain ASCII spaces and no invisible characters; the shell reads this one as part of a word"
+		}
+	}
+	return "", ""
+}
+
+// mayDiffer is false when line holds none of the characters every family
+// sourceFamilies looks for needs: #, `, <<, a multi-digit descriptor
+// before < or >, a non-ASCII character, or a line continuation (which can
+// split any of them). It spares long ordinary lines
+// the walk.
+func mayDiffer(line string) bool {
+	for i := 0; i < len(line); i++ {
+		switch ch := line[i]; {
+		case ch == '#' || ch == '`' || ch >= 0x80:
+			return true
+		case ch == '<' && i+1 < len(line) && line[i+1] == '<', ch == '\\' && i+1 < len(line) && line[i+1] == '\n':
+			return true
+		case (ch == '<' || ch == '>') && i >= 2 && isDigit(line[i-1]) && isDigit(line[i-2]):
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(ch byte) bool { return ch >= '0' && ch <= '9' }
+
+// lookAlike reports a punctuation character that looks like a shell
+// operator or quote but is an ordinary word character to every shell.
+func lookAlike(r rune) bool {
+	switch {
+	case r < 0x80:
+		return false
+	case r >= 0xff01 && r <= 0xff65, // fullwidth ASCII and halfwidth punctuation
+		r >= 0xfe10 && r <= 0xfe19, r >= 0xfe30 && r <= 0xfe6f, // vertical and small forms
+		r >= 0x2010 && r <= 0x205e,                           // dashes, quotes, primes, leaders, fraction slash
+		r >= 0x2212 && r <= 0x2219, r == 0x2223, r == 0x2236, // minus, division slash, asterisk operator, divides, ratio
+		r == 0x2329 || r == 0x232a || r == 0x3008 || r == 0x3009 || r == 0x27e8 || r == 0x27e9, // angle brackets
+		r >= 0x2768 && r <= 0x2775, // ornamental brackets
+		r == 0x00b4 || r >= 0x02b9 && r <= 0x02bc || r == 0x02c8 || r == 0x02cb, // acute, modifier primes and apostrophes
+		r == 0x037e || r == 0x0589 || r == 0x05c3 || r == 0xa789,                // ; and : look-alikes
+		r == 0x01c0 || r == 0x01c3,                                              // | and ! look-alikes
+		r == 0x214b:                                                             // turned ampersand
+		return true
+	}
+	return false
+}
+
+// sourceFamilies walks the line as written and names the first construct
+// where the parser's reading and a shell's can differ.
+func sourceFamilies(f *syntax.File, line string) (what, repair string) {
+	src := func(n syntax.Node) string {
+		s, e := int(n.Pos().Offset()), int(n.End().Offset())
+		if s < 0 || e > len(line) || s > e {
+			return ""
+		}
+		return line[s:e]
+	}
+	var stack []syntax.Node
+	substDepth := 0
+	bodies := map[*syntax.Word]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if what != "" {
+			return false
+		}
+		if n == nil {
+			if top := stack[len(stack)-1]; isSubst(top) {
+				substDepth--
+			}
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		switch n := n.(type) {
+		case *syntax.Comment:
+			if strings.HasSuffix(n.Text, `\`) {
+				what, repair = "a comment ending in a backslash", "drop the comment or its trailing backslash (shells differ on whether it continues the line)"
+			}
+		case *syntax.CmdSubst:
+			if n.Backquotes && strings.ContainsRune(src(n), '\\') {
+				what, repair = "a backslash inside a backtick substitution", "write $(…) instead of backticks"
+			}
+		case *syntax.Redirect:
+			if n.N != nil && len(n.N.Value) > 1 {
+				what, repair = "the file descriptor "+n.N.Value+" (above 9)", "use descriptors 0 to 9; POSIX sh reads "+n.N.Value+" as a word"
+			} else if n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
+				what, repair = hereDoc(n, substDepth > 0, src)
+				if n.Hdoc != nil {
+					bodies[n.Hdoc] = true
+				}
+			}
+		case *syntax.Word:
+			if !bodies[n] {
+				for _, p := range n.Parts {
+					if lit, ok := p.(*syntax.Lit); ok {
+						for _, r := range lit.Value {
+							if lookAlike(r) {
+								what, repair = fmt.Sprintf("the unquoted character %q (U+%04X), which looks like shell punctuation but is part of a word", r, r), "use the ASCII character, or quote the text if it is meant literally"
+								break
+							}
+						}
+					}
+				}
+			}
+		}
+		if what != "" {
+			return false
+		}
+		stack = append(stack, n)
+		if isSubst(n) {
+			substDepth++
+		}
+		return true
+	})
+	return what, repair
+}
+
+func isSubst(n syntax.Node) bool {
+	_, ok := n.(*syntax.CmdSubst)
+	return ok
+}
+
+// hereDoc accepts `<<WORD`, `<<'WORD'` and `<<"WORD"` with a plain name,
+// outside substitutions, whose unquoted body has no line continuation and
+// no substitution spanning lines.
+func hereDoc(r *syntax.Redirect, inSubst bool, src func(syntax.Node) string) (what, repair string) {
+	const plain = "write the here-document as `<<EOF` or `<<'EOF'` at the top level of the line"
+	if r.Op == syntax.DashHdoc {
+		return "`<<-` (tab-stripping here-document)", "use `<<` with an unindented body"
+	}
+	if inSubst {
+		return "a here-document inside a substitution", "write the text to a file first, or " + plain
+	}
+	quoted, ok := heredocDelimiter(r.Word)
+	if !ok {
+		return "the here-document delimiter " + src(r.Word), "use a plain name such as EOF, optionally in single quotes"
+	}
+	if quoted || r.Hdoc == nil {
+		return "", ""
+	}
+	body := src(r.Hdoc)
+	if strings.Contains(body, "\\\n") {
+		return "a line continuation (a line ending in a backslash) inside an unquoted here-document body", "quote the delimiter (`<<'EOF'`) to keep backslashes literal, or remove the trailing backslash"
+	}
+	for _, p := range r.Hdoc.Parts {
+		if _, lit := p.(*syntax.Lit); !lit && strings.ContainsRune(src(p), '\n') {
+			return "a substitution spanning lines inside a here-document body", "keep each $(…) or ${…} in a body on one line, or quote the delimiter"
+		}
+	}
+	return "", ""
+}
+
+// heredocDelimiter reads a delimiter of one plain name, bare or wholly in
+// single or double quotes.
+func heredocDelimiter(w *syntax.Word) (quoted, ok bool) {
+	if w == nil || len(w.Parts) != 1 {
+		return false, false
+	}
+	name := ""
+	switch p := w.Parts[0].(type) {
+	case *syntax.Lit:
+		name = p.Value
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return false, false
+		}
+		name, quoted = p.Value, true
+	case *syntax.DblQuoted:
+		if p.Dollar || len(p.Parts) != 1 {
+			return false, false
+		}
+		lit, isLit := p.Parts[0].(*syntax.Lit)
+		if !isLit {
+			return false, false
+		}
+		name, quoted = lit.Value, true
+	default:
+		return false, false
+	}
+	if name == "" {
+		return false, false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false, false
+		}
+	}
+	return quoted, true
+}
+
+// dropComments removes comments so the canonical line holds none: what
+// runs is only what was checked.
+func dropComments(f *syntax.File) {
+	f.Last = nil
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			n.Comments = nil
+		case *syntax.Subshell:
+			n.Last = nil
+		case *syntax.Block:
+			n.Last = nil
+		case *syntax.CmdSubst:
+			n.Last = nil
+		}
+		return true
+	})
+}
+
+// shellBuiltin refuses, in interpreter "sh", builtins that change how the
+// rest of the line is read or how later command names are looked up.
+func (c *checker) shellBuiltin(name string, args []word) {
+	switch name {
+	case "alias", "unalias", "shopt", "enable", "hash", "bind", "set":
+	default:
+		return
+	}
+	if name == "set" && safeSetArgs(args) {
+		return
+	}
+	c.refuse(UnsupportedSyntax, name, "", "the shell builtin %s is refused in a checked line: it can change how the rest of the line is read or which program a name runs; leave shell options at their defaults (set -e, -u, -x, -v and -o pipefail are fine)", name)
+}
+
+func safeSetArgs(args []word) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.dynamic != "" {
+			return false
+		}
+		switch a.text {
+		case "-e", "+e", "-u", "+u", "-x", "+x", "-v", "+v", "-eu", "-eux", "-ex", "-ux":
+		case "-o", "+o":
+			if i+1 >= len(args) || args[i+1].dynamic != "" {
+				return false
+			}
+			switch args[i+1].text {
+			case "pipefail", "errexit", "nounset", "xtrace", "verbose":
+				i++
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return len(args) > 0
+}
