@@ -26,13 +26,15 @@ import (
 //   - line continuations the parser does not follow as sh does: a comment
 //     ending in a backslash, a backslash at the end of a line of an
 //     unquoted here-document body;
-//   - here-documents beyond `<<WORD`, `<<'WORD'` and `<<"WORD"` with a plain
-//     name: `<<-` (tab stripping, re-indented by the printer), delimiters
+//   - here-documents beyond `<<WORD`, `<<'WORD'`, `<<"WORD"` and `<<\WORD`
+//     with a plain name: `<<-` (tab stripping, re-indented by the printer), delimiters
 //     with expansions, escapes or mixed quoting, a here-document inside a
 //     $( ) or backtick substitution, a substitution in a body that spans
 //     lines;
-//   - backtick substitutions holding a backslash (their escaping rules
-//     differ between shells and from $( ));
+//   - backtick substitutions holding a backslash or another backtick
+//     (escaping and nesting rules differ between shells and from $( ));
+//   - quotes or backslashes in a ${…} operand (inside double quotes dash
+//     takes single quotes there literally: "${v:-'$(cmd)'}" runs cmd);
 //   - file descriptors above 9 (dash reads `10>f` as the word 10 and `>f`);
 //   - builtins that change how later text is read or looked up (alias,
 //     shopt, enable, hash, set with options other than -e, -u, -x, -v,
@@ -124,14 +126,14 @@ func oddCharacter(line string) (what, repair string) {
 }
 
 // mayDiffer is false when line holds none of the characters every family
-// sourceFamilies looks for needs: #, `, <<, a multi-digit descriptor
+// sourceFamilies looks for needs: #, `, ${, <<, a multi-digit descriptor
 // before < or >, a non-ASCII character, or a line continuation (which can
 // split any of them). It spares long ordinary lines
 // the walk.
 func mayDiffer(line string) bool {
 	for i := 0; i < len(line); i++ {
 		switch ch := line[i]; {
-		case ch == '#' || ch == '`' || ch >= 0x80:
+		case ch == '#' || ch == '`' || ch >= 0x80, ch == '$' && i+1 < len(line) && line[i+1] == '{':
 			return true
 		case ch == '<' && i+1 < len(line) && line[i+1] == '<', ch == '\\' && i+1 < len(line) && line[i+1] == '\n':
 			return true
@@ -191,18 +193,24 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 		}
 		switch n := n.(type) {
 		case *syntax.Comment:
-			if strings.HasSuffix(n.Text, `\`) {
+			if strings.HasSuffix(n.Text, `\`) || strings.Contains(n.Text, "\\\n") { // the parser keeps a continued comment going
 				what, repair = "a comment ending in a backslash", "drop the comment or its trailing backslash (shells differ on whether it continues the line)"
 			}
 		case *syntax.CmdSubst:
-			if n.Backquotes && strings.ContainsRune(src(n), '\\') {
-				what, repair = "a backslash inside a backtick substitution", "write $(…) instead of backticks"
+			if n.Backquotes && (strings.ContainsRune(src(n), '\\') || strings.Count(src(n), "`") > 2) {
+				// sh ends a backtick substitution at the next unescaped
+				// backtick, whatever quotes or $( ) lie between.
+				what, repair = "a backslash or a backtick inside a backtick substitution", "write $(…) instead of backticks"
+			}
+		case *syntax.ParamExp:
+			if n.Exp != nil && n.Exp.Word != nil && quotesInside(n.Exp.Word) {
+				what, repair = "quotes or backslashes inside a ${…} operand", "shells disagree on whether they quote there; pass the value literally"
 			}
 		case *syntax.Redirect:
 			if n.N != nil && len(n.N.Value) > 1 {
 				what, repair = "the file descriptor "+n.N.Value+" (above 9)", "use descriptors 0 to 9; POSIX sh reads "+n.N.Value+" as a word"
 			} else if n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
-				what, repair = hereDoc(n, substDepth > 0, src)
+				what, repair = hereDoc(n, substDepth > 0, line)
 				if n.Hdoc != nil {
 					bodies[n.Hdoc] = true
 				}
@@ -233,15 +241,34 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 	return what, repair
 }
 
+// quotesInside reports a quote or backslash in a ${…} operand: inside
+// double quotes dash and bash in POSIX mode take single quotes there
+// literally ("${v:-'$(cmd)'}" runs cmd) while the parser reads them as
+// quotes.
+func quotesInside(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		case *syntax.Lit:
+			if strings.ContainsAny(p.Value, `\'"`) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func isSubst(n syntax.Node) bool {
 	_, ok := n.(*syntax.CmdSubst)
 	return ok
 }
 
-// hereDoc accepts `<<WORD`, `<<'WORD'` and `<<"WORD"` with a plain name,
+// hereDoc accepts `<<WORD`, `<<'WORD'`, `<<"WORD"` and `<<\WORD` with a plain name,
 // outside substitutions, whose unquoted body has no line continuation and
 // no substitution spanning lines.
-func hereDoc(r *syntax.Redirect, inSubst bool, src func(syntax.Node) string) (what, repair string) {
+func hereDoc(r *syntax.Redirect, inSubst bool, line string) (what, repair string) {
+	src := func(n syntax.Node) string { return line[n.Pos().Offset():n.End().Offset()] }
 	const plain = "write the here-document as `<<EOF` or `<<'EOF'` at the top level of the line"
 	if r.Op == syntax.DashHdoc {
 		return "`<<-` (tab-stripping here-document)", "use `<<` with an unindented body"
@@ -253,12 +280,21 @@ func hereDoc(r *syntax.Redirect, inSubst bool, src func(syntax.Node) string) (wh
 	if !ok {
 		return "the here-document delimiter " + src(r.Word), "use a plain name such as EOF, optionally in single quotes"
 	}
-	if quoted || r.Hdoc == nil {
+	if quoted {
 		return "", ""
 	}
-	body := src(r.Hdoc)
-	if strings.Contains(body, "\\\n") {
-		return "a line continuation (a line ending in a backslash) inside an unquoted here-document body", "quote the delimiter (`<<'EOF'`) to keep backslashes literal, or remove the trailing backslash"
+	// The body starts on the next line. The parser drops a continuation
+	// before its body's first word, so every continuation after that
+	// newline counts, including those of later commands.
+	rest := ""
+	if nl := strings.IndexByte(line[r.Word.End().Offset():], '\n'); nl >= 0 {
+		rest = line[int(r.Word.End().Offset())+nl:]
+	}
+	if strings.Contains(rest, "\\\n") {
+		return "a line continuation (a line ending in a backslash) in or after an unquoted here-document body", "quote the delimiter (`<<'EOF'`) to keep backslashes literal, or remove the trailing backslash"
+	}
+	if r.Hdoc == nil {
+		return "", ""
 	}
 	for _, p := range r.Hdoc.Parts {
 		if _, lit := p.(*syntax.Lit); !lit && strings.ContainsRune(src(p), '\n') {
@@ -268,8 +304,8 @@ func hereDoc(r *syntax.Redirect, inSubst bool, src func(syntax.Node) string) (wh
 	return "", ""
 }
 
-// heredocDelimiter reads a delimiter of one plain name, bare or wholly in
-// single or double quotes.
+// heredocDelimiter reads a delimiter of one plain name, bare, wholly in
+// single or double quotes, or after one backslash.
 func heredocDelimiter(w *syntax.Word) (quoted, ok bool) {
 	if w == nil || len(w.Parts) != 1 {
 		return false, false
@@ -278,6 +314,9 @@ func heredocDelimiter(w *syntax.Word) (quoted, ok bool) {
 	switch p := w.Parts[0].(type) {
 	case *syntax.Lit:
 		name = p.Value
+		if rest, ok := strings.CutPrefix(name, `\`); ok {
+			name, quoted = rest, true // <<\EOF
+		}
 	case *syntax.SglQuoted:
 		if p.Dollar {
 			return false, false
