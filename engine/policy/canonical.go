@@ -180,6 +180,7 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 	var stack []syntax.Node
 	substDepth := 0
 	bodies := map[*syntax.Word]bool{}
+	bodyStart := map[int]int{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if what != "" {
 			return false
@@ -210,7 +211,7 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 			if n.N != nil && len(n.N.Value) > 1 {
 				what, repair = "the file descriptor "+n.N.Value+" (above 9)", "use descriptors 0 to 9; POSIX sh reads "+n.N.Value+" as a word"
 			} else if n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
-				what, repair = hereDoc(n, substDepth > 0, line)
+				what, repair = hereDoc(n, substDepth > 0, line, bodyStart)
 				if n.Hdoc != nil {
 					bodies[n.Hdoc] = true
 				}
@@ -264,10 +265,14 @@ func isSubst(n syntax.Node) bool {
 	return ok
 }
 
-// hereDoc accepts `<<WORD`, `<<'WORD'`, `<<"WORD"` and `<<\WORD` with a plain name,
-// outside substitutions, whose unquoted body has no line continuation and
-// no substitution spanning lines.
-func hereDoc(r *syntax.Redirect, inSubst bool, line string) (what, repair string) {
+// hereDoc accepts `<<WORD`, `<<'WORD'`, `<<"WORD"` and `<<\WORD` with a
+// plain name, outside substitutions, whose body starts where sh starts it:
+// on the line after the operator's (after the previous body of that line),
+// with no continuation joining the operator's line to the next and, when
+// unquoted, none in or after the body and no substitution spanning lines.
+// next maps the newline ending an operator's line to where its next body
+// must start.
+func hereDoc(r *syntax.Redirect, inSubst bool, line string, next map[int]int) (what, repair string) {
 	src := func(n syntax.Node) string { return line[n.Pos().Offset():n.End().Offset()] }
 	const plain = "write the here-document as `<<EOF` or `<<'EOF'` at the top level of the line"
 	if r.Op == syntax.DashHdoc {
@@ -276,24 +281,36 @@ func hereDoc(r *syntax.Redirect, inSubst bool, line string) (what, repair string
 	if inSubst {
 		return "a here-document inside a substitution", "write the text to a file first, or " + plain
 	}
-	quoted, ok := heredocDelimiter(r.Word)
+	name, quoted, ok := heredocDelimiter(r.Word)
 	if !ok {
 		return "the here-document delimiter " + src(r.Word), "use a plain name such as EOF, optionally in single quotes"
 	}
-	if quoted {
-		return "", ""
+	after := int(r.Word.End().Offset())
+	nl := strings.IndexByte(line[after:], '\n')
+	if nl < 0 {
+		return "a here-document without a body", plain
 	}
-	// The body starts on the next line. The parser drops a continuation
-	// before its body's first word, so every continuation after that
-	// newline counts, including those of later commands.
-	rest := ""
-	if nl := strings.IndexByte(line[r.Word.End().Offset():], '\n'); nl >= 0 {
-		rest = line[int(r.Word.End().Offset())+nl:]
+	nl += after
+	const continued = "a line continuation (a line ending in a backslash) in or after an unquoted here-document body, or on its operator's line"
+	const uncontinue = "quote the delimiter (`<<'EOF'`) to keep backslashes literal, or remove the trailing backslash"
+	if strings.Contains(line[after:nl+1], "\\\n") || !quoted && strings.Contains(line[nl:], "\\\n") {
+		return continued, uncontinue
 	}
-	if strings.Contains(rest, "\\\n") {
-		return "a line continuation (a line ending in a backslash) in or after an unquoted here-document body", "quote the delimiter (`<<'EOF'`) to keep backslashes literal, or remove the trailing backslash"
+	start, seen := next[nl]
+	if !seen {
+		start = nl + 1
 	}
-	if r.Hdoc == nil {
+	end := start + len(name) // the delimiter line of an empty body
+	if r.Hdoc != nil {
+		if int(r.Hdoc.Pos().Offset()) != start {
+			return "a here-document whose body does not start on the line after its operator", "end the line right after the commands that read here-documents (no ( or { left open on it), then write the bodies"
+		}
+		end = int(r.Hdoc.End().Offset())
+	} else if start > len(line) || !strings.HasPrefix(line[start:], name) || end < len(line) && line[end] != '\n' {
+		return "a here-document whose body does not start on the line after its operator", "end the line right after the commands that read here-documents, then write the bodies"
+	}
+	next[nl] = end + 1
+	if quoted || r.Hdoc == nil {
 		return "", ""
 	}
 	for _, p := range r.Hdoc.Parts {
@@ -306,11 +323,10 @@ func hereDoc(r *syntax.Redirect, inSubst bool, line string) (what, repair string
 
 // heredocDelimiter reads a delimiter of one plain name, bare, wholly in
 // single or double quotes, or after one backslash.
-func heredocDelimiter(w *syntax.Word) (quoted, ok bool) {
+func heredocDelimiter(w *syntax.Word) (name string, quoted, ok bool) {
 	if w == nil || len(w.Parts) != 1 {
-		return false, false
+		return "", false, false
 	}
-	name := ""
 	switch p := w.Parts[0].(type) {
 	case *syntax.Lit:
 		name = p.Value
@@ -319,30 +335,30 @@ func heredocDelimiter(w *syntax.Word) (quoted, ok bool) {
 		}
 	case *syntax.SglQuoted:
 		if p.Dollar {
-			return false, false
+			return "", false, false
 		}
 		name, quoted = p.Value, true
 	case *syntax.DblQuoted:
 		if p.Dollar || len(p.Parts) != 1 {
-			return false, false
+			return "", false, false
 		}
 		lit, isLit := p.Parts[0].(*syntax.Lit)
 		if !isLit {
-			return false, false
+			return "", false, false
 		}
 		name, quoted = lit.Value, true
 	default:
-		return false, false
+		return "", false, false
 	}
 	if name == "" {
-		return false, false
+		return "", false, false
 	}
 	for i, r := range name {
 		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
-			return false, false
+			return "", false, false
 		}
 	}
-	return quoted, true
+	return name, quoted, true
 }
 
 // dropComments removes comments so the canonical line holds none: what

@@ -597,9 +597,9 @@ func TestShellDifferentialAttacks(t *testing.T) {
 // every allowed one against the shells, in parallel.
 func TestShellDifferentialCorpus(t *testing.T) {
 	r := newShellRig(t)
-	n := 500
+	n := 300
 	if testing.Short() {
-		n = 150
+		n = 100
 	}
 	if s := os.Getenv("AW_SHELL_DIFF_LINES"); s != "" { // a longer run: AW_SHELL_DIFF_LINES=20000
 		fmt.Sscan(s, &n)
