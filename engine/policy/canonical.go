@@ -293,7 +293,7 @@ func hereDoc(r *syntax.Redirect, inSubst bool, line string, next map[int]int) (w
 	nl += after
 	const continued = "a line continuation (a line ending in a backslash) in or after an unquoted here-document body, or on its operator's line"
 	const uncontinue = "quote the delimiter (`<<'EOF'`) to keep backslashes literal, or remove the trailing backslash"
-	if strings.Contains(line[after:nl+1], "\\\n") || !quoted && strings.Contains(line[nl:], "\\\n") {
+	if continues(line[after:nl+1]) || !quoted && continues(line[nl:]) {
 		return continued, uncontinue
 	}
 	start, seen := next[nl]
@@ -319,6 +319,27 @@ func hereDoc(r *syntax.Redirect, inSubst bool, line string, next map[int]int) (w
 		}
 	}
 	return "", ""
+}
+
+// continues reports a line continuation: a newline after an odd number
+// of backslashes (an even number is escaped backslashes). Inside single
+// quotes it is literal; counting it there only refuses more.
+func continues(s string) bool {
+	for i := strings.IndexByte(s, '\n'); i >= 0; {
+		n := 0
+		for n < i && s[i-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 1 {
+			return true
+		}
+		next := strings.IndexByte(s[i+1:], '\n')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
 }
 
 // heredocDelimiter reads a delimiter of one plain name, bare, wholly in
