@@ -304,6 +304,10 @@ func (g *lineGen) word(depth int) string {
 			`"${v:-'$(p3 q)'}"`, `${v:-"$(p3 q)"}`, `"${v:-$(p3 q)}"`, `${v#'x'}`, `"${v:-\}}"`)
 	case 8:
 		return "a\\\nb"
+	case 9:
+		if depth < 2 {
+			return "$(" + g.simple(depth+1, false) + g.pick(" # c\n", "\n", " ;", " # )\n") + ")"
+		}
 	}
 	return g.pick("x", "y", "z", "a.b", "-n", "1", "sub", "./in.txt", "p2")
 }
@@ -413,6 +417,11 @@ func (g *lineGen) list(depth int, bodies *[]string) string {
 			b.WriteString("( " + g.list(depth+1, bodies) + " )")
 		case depth < 2 && g.r.IntN(8) == 0:
 			b.WriteString("{ " + g.list(depth+1, bodies) + "; }")
+		case depth < 2 && g.r.IntN(12) == 0:
+			b.WriteString(g.pick("{\n", "(\n", "( ") + g.simple(depth+1, false) + "\n" + g.simple(depth+1, false) + g.pick("\n}", "\n)", " )"))
+			if s := b.String(); strings.Count(s, "{")+strings.Count(s, "(") < strings.Count(s, "}")+strings.Count(s, ")") {
+				g.exact = false
+			}
 		case g.r.IntN(10) == 0:
 			b.WriteString("( cd " + g.pick("sub", "'dir two'", ".", "sub/../sub") + " && " + g.simple(depth, false) + " )")
 		case g.r.IntN(12) == 0:
@@ -462,7 +471,18 @@ func (g *lineGen) line() string {
 		g.exact = false
 		for i := g.r.IntN(3); i >= 0; i-- {
 			at := g.r.IntN(len(s) + 1)
-			s = s[:at] + g.pick(nasty...) + s[at:]
+			switch g.r.IntN(4) {
+			case 0: // delete a character
+				if at < len(s) {
+					s = s[:at] + s[at+1:]
+				}
+			case 1: // repeat a piece of the line elsewhere
+				from := g.r.IntN(len(s) + 1)
+				to := min(len(s), from+1+g.r.IntN(12))
+				s = s[:at] + s[from:to] + s[at:]
+			default:
+				s = s[:at] + g.pick(nasty...) + s[at:]
+			}
 		}
 	}
 	return s
@@ -611,6 +631,19 @@ var attacks = []string{
 	"p1 \u202ex",
 	"p1 <<'E' || p2 \\\\ ; p3\nbody\nE",
 	"p1 <<E || p2 \\\\\nbody \\\\\nE",
+	"p1 ${v:-$(p2 '}')}",
+	"p1 ${v:-$(p2 })}",
+	"p1 \"$(p2 \"}\")\"",
+	"( p1 <<E )\nx\nE",
+	"p1 <<E && p2 <<F\na\nE\nb\nF",
+	"p1 <<E\nE\\\nE\np2 hidden\nE",
+	"'if' p1",
+	"\\p1 x",
+	"p1 2>&-",
+	"exec 3>out.txt; p1 >&3",
+	"builtin p1 x",
+	"command -v p1",
+	"p1 x; p2 y & p3 z",
 }
 
 func TestShellDifferentialAttacks(t *testing.T) {
