@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -24,8 +25,9 @@ import (
 //     characters (bidirectional overrides, zero-width), line separators, and
 //     unquoted punctuation look-alikes of operators and quotes;
 //   - line continuations the parser does not follow as sh does: a comment
-//     ending in a backslash, a backslash at the end of a line of an
-//     unquoted here-document body;
+//     ending in a backslash, and any continuation in a line that holds a
+//     here-document (outside quoted bodies, where backslashes are text);
+//   - comments inside $( ) or backticks;
 //   - here-documents beyond `<<WORD`, `<<'WORD'`, `<<"WORD"` and `<<\WORD`
 //     with a plain name: `<<-` (tab stripping, re-indented by the printer), delimiters
 //     with expansions, escapes or mixed quoting, a here-document inside a
@@ -181,6 +183,8 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 	substDepth := 0
 	bodies := map[*syntax.Word]bool{}
 	bodyStart := map[int]int{}
+	heredocs := false    // a here-document whose body sh may read with continuations
+	var literal [][2]int // quoted bodies: backslashes there are text
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if what != "" {
 			return false
@@ -196,6 +200,8 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 		case *syntax.Comment:
 			if strings.HasSuffix(n.Text, `\`) || strings.Contains(n.Text, "\\\n") { // the parser keeps a continued comment going
 				what, repair = "a comment ending in a backslash", "drop the comment or its trailing backslash (shells differ on whether it continues the line)"
+			} else if substDepth > 0 {
+				what, repair = "a comment inside a substitution", "drop the comment (shells differ on where it ends inside $( ) or backticks)"
 			}
 		case *syntax.CmdSubst:
 			if n.Backquotes && (strings.ContainsRune(src(n), '\\') || strings.Count(src(n), "`") > 2) {
@@ -214,6 +220,11 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 				what, repair = hereDoc(n, substDepth > 0, line, bodyStart)
 				if n.Hdoc != nil {
 					bodies[n.Hdoc] = true
+				}
+				if _, quoted, _ := heredocDelimiter(n.Word); quoted && n.Hdoc != nil {
+					literal = append(literal, [2]int{int(n.Hdoc.Pos().Offset()), int(n.Hdoc.End().Offset())})
+				} else {
+					heredocs = true
 				}
 			}
 		case *syntax.Word:
@@ -239,6 +250,22 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 		}
 		return true
 	})
+	if heredocs || len(literal) > 0 { // the continuation is the cause of any other finding here
+		// A continuation moves where sh starts, ends and matches a body
+		// (and the operator itself); outside quoted bodies, none is read.
+		sort.Slice(literal, func(i, j int) bool { return literal[i][0] < literal[j][0] })
+		rest, last := "", 0
+		for _, r := range literal {
+			if r[0] < last {
+				continue
+			}
+			rest += line[last:r[0]] + "x"
+			last = r[1]
+		}
+		if continues(rest + line[last:]) {
+			what, repair = "a line continuation (a line ending in a backslash) in a line with a here-document, outside a quoted body", "join the lines yourself, or quote the delimiter (`<<'EOF'`) to keep backslashes in the body literal"
+		}
+	}
 	return what, repair
 }
 
@@ -268,8 +295,8 @@ func isSubst(n syntax.Node) bool {
 // hereDoc accepts `<<WORD`, `<<'WORD'`, `<<"WORD"` and `<<\WORD` with a
 // plain name, outside substitutions, whose body starts where sh starts it:
 // on the line after the operator's (after the previous body of that line),
-// with no continuation joining the operator's line to the next and, when
-// unquoted, none in or after the body and no substitution spanning lines.
+// and, when unquoted, holds no substitution spanning lines. (Continuations
+// are refused for the whole line by sourceFamilies.)
 // next maps the newline ending an operator's line to where its next body
 // must start.
 func hereDoc(r *syntax.Redirect, inSubst bool, line string, next map[int]int) (what, repair string) {
@@ -291,11 +318,6 @@ func hereDoc(r *syntax.Redirect, inSubst bool, line string, next map[int]int) (w
 		return "a here-document without a body", plain
 	}
 	nl += after
-	const continued = "a line continuation (a line ending in a backslash) in or after an unquoted here-document body, or on its operator's line"
-	const uncontinue = "quote the delimiter (`<<'EOF'`) to keep backslashes literal, or remove the trailing backslash"
-	if continues(line[after:nl+1]) || !quoted && continues(line[nl:]) {
-		return continued, uncontinue
-	}
 	start, seen := next[nl]
 	if !seen {
 		start = nl + 1
