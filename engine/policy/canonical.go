@@ -24,6 +24,9 @@ import (
 //     (\r, \f, \v, ESC, DEL, C1), invalid UTF-8, Unicode spaces, format
 //     characters (bidirectional overrides, zero-width), line separators, and
 //     unquoted punctuation look-alikes of operators and quotes;
+//   - multibyte text the shell may decode differently: non-ASCII text when
+//     the spawned locale is neither C nor UTF-8, and a standalone LANG=
+//     or LC_*= assignment (bash parses the lines after it in that locale);
 //   - line continuations the parser does not follow as sh does: a comment
 //     ending in a backslash, and any continuation in a line that holds a
 //     here-document (outside quoted bodies, where backslashes are text);
@@ -49,6 +52,10 @@ import (
 // returns the canonical text with its own parse (the tree to check).
 func (c *checker) canonicalize(line string) (string, *syntax.File, bool) {
 	if what, repair := oddCharacter(line); what != "" {
+		c.unsupported(what, repair)
+		return "", nil, false
+	}
+	if what, repair := multibyteLocale(c, line); what != "" {
 		c.unsupported(what, repair)
 		return "", nil, false
 	}
@@ -128,11 +135,14 @@ func oddCharacter(line string) (what, repair string) {
 }
 
 // mayDiffer is false when line holds none of the characters every family
-// sourceFamilies looks for needs: #, `, ${, <<, a multi-digit descriptor
+// sourceFamilies looks for needs: #, `, ${, <<, LANG= or LC_, a multi-digit descriptor
 // before < or >, a non-ASCII character, or a line continuation (which can
 // split any of them). It spares long ordinary lines
 // the walk.
 func mayDiffer(line string) bool {
+	if strings.Contains(line, "LANG=") || strings.Contains(line, "LC_") {
+		return true
+	}
 	for i := 0; i < len(line); i++ {
 		switch ch := line[i]; {
 		case ch == '#' || ch == '`' || ch >= 0x80, ch == '$' && i+1 < len(line) && line[i+1] == '{':
@@ -147,6 +157,38 @@ func mayDiffer(line string) bool {
 }
 
 func isDigit(ch byte) bool { return ch >= '0' && ch <= '9' }
+
+// multibyteLocale refuses non-ASCII text when the spawned shell's
+// character locale is neither C nor UTF-8: bash reads multibyte characters
+// by the locale, and in Big5, GBK or Shift-JIS a character's second byte
+// can be a backslash or a pipe the parser saw as an operator.
+func multibyteLocale(c *checker, line string) (what, repair string) {
+	ascii := true
+	for i := 0; i < len(line) && ascii; i++ {
+		ascii = line[i] < 0x80
+	}
+	if ascii {
+		return "", ""
+	}
+	vars := map[string]string{}
+	for _, kv := range Env(c.ws) {
+		if k, v, ok := strings.Cut(kv, "="); ok && (k == "LC_ALL" || k == "LC_CTYPE" || k == "LANG") {
+			vars[k] = v
+		}
+	}
+	loc := vars["LC_ALL"]
+	if loc == "" {
+		loc = vars["LC_CTYPE"]
+	}
+	if loc == "" {
+		loc = vars["LANG"]
+	}
+	low := strings.ToLower(loc)
+	if loc == "" || loc == "C" || loc == "POSIX" || strings.Contains(low, "utf-8") || strings.Contains(low, "utf8") {
+		return "", ""
+	}
+	return "non-ASCII text under the locale " + loc, "write the line in ASCII, or have a human set a UTF-8 locale (commands.env LANG=C.UTF-8)"
+}
 
 // lookAlike reports a punctuation character that looks like a shell
 // operator or quote but is an ordinary word character to every shell.
@@ -208,6 +250,14 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 				// sh ends a backtick substitution at the next unescaped
 				// backtick, whatever quotes or $( ) lie between.
 				what, repair = "a backslash or a backtick inside a backtick substitution", "write $(…) instead of backticks"
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				for _, a := range n.Assigns {
+					if a.Name != nil && (a.Name.Value == "LANG" || strings.HasPrefix(a.Name.Value, "LC_")) {
+						what, repair = "assigning "+a.Name.Value+" for the rest of the line", "bash reads the lines after it in the new locale; set it for one command (LANG=C cmd), or have a human set commands.env"
+					}
+				}
 			}
 		case *syntax.ParamExp:
 			if n.Exp != nil && n.Exp.Word != nil && quotesInside(n.Exp.Word) {

@@ -52,6 +52,8 @@ func TestCanonicalFamilies(t *testing.T) {
 		{"echo {a,b}", "brace expansion"},
 		{"echo $'a'", "$'…'"},
 		{"go test 2>&1 |& cat", "POSIX sh"},
+		{"LANG=zh_TW.Big5\ngo test", "assigning LANG"},
+		{"LC_ALL=C; go test", "assigning LC_ALL"},
 	} {
 		v := Check(ws, Request{Line: tc.line})
 		if v.Allowed || v.Reason != UnsupportedSyntax || !strings.Contains(v.Message, tc.msg) {
@@ -97,5 +99,28 @@ func BenchmarkCheckShellLineFamilies(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		Check(ws, Request{Line: line})
+	}
+}
+
+// TestCanonicalLocale: non-ASCII text is refused when the spawned shell's
+// locale is a multibyte one other than UTF-8 (a Big5 character can end in
+// a backslash byte), and allowed under UTF-8 and C.
+func TestCanonicalLocale(t *testing.T) {
+	ws := fixture(t)
+	c := &ws.Settings.Commands
+	c.Interpreter, c.InheritEnv = "sh", []string{"PATH", "LANG"}
+	line := "echo \"中\\\"; ls\""
+	for _, tc := range []struct {
+		lang    string
+		allowed bool
+	}{{"zh_TW.Big5", false}, {"ja_JP.SJIS", false}, {"C.UTF-8", true}, {"en_US.utf8", true}, {"C", true}, {"", true}} {
+		t.Setenv("LANG", tc.lang)
+		v := Check(ws, Request{Line: line})
+		if v.Allowed != tc.allowed || !tc.allowed && (v.Reason != UnsupportedSyntax || !strings.Contains(v.Message, tc.lang)) {
+			t.Errorf("LANG=%s: allowed=%v %s %s", tc.lang, v.Allowed, v.Reason, v.Message)
+		}
+	}
+	if v := Check(ws, Request{Line: "LANG=C go test"}); !v.Allowed {
+		t.Errorf("a locale for one command is refused: %s", v.Message)
 	}
 }
