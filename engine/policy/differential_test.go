@@ -460,7 +460,27 @@ func (g *lineGen) list(depth int, bodies *[]string) string {
 var nasty = []string{`\`, `'`, `"`, "#", ";", "\n", "\r", "$", "(", ")", "{", "}", "<", ">", "&", "|", "`", " ", "\t",
 	"*", "\u00a0", "；", "\\\n", "# c \\\n", "<<E\n\\\nE\n", "\u200b", "\x1b", "!", "=", "~", "\u2028"}
 
+// soupTokens are the pieces of token-soup lines: shell syntax thrown
+// together, so that the parser meets what no grammar would produce.
+var soupTokens = []string{"p1", "p2", "p3", "x", "'", "\"", "`", "$(", ")", "(", "{", "}", ";", "&&", "||", "|", "\n",
+	"<<E", "\nE\n", "<<'E'", "#", "\\", "\\\n", "$", "${", "v", ":-", ">", "<", "2>&1", "=", "!", "\t", " ", "cd", "sub", "*", "~"}
+
+func (g *lineGen) soup() string {
+	var b strings.Builder
+	for i := 3 + g.r.IntN(14); i > 0; i-- {
+		b.WriteString(g.pick(soupTokens...))
+		if g.r.IntN(2) == 0 {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
 func (g *lineGen) line() string {
+	if g.r.IntN(5) == 0 {
+		g.exact = false
+		return g.soup()
+	}
 	g.exact = true
 	var bodies []string
 	s := g.list(0, &bodies)
