@@ -304,15 +304,18 @@ func sourceFamilies(f *syntax.File, line string) (what, repair string) {
 		// A continuation moves where sh starts, ends and matches a body
 		// (and the operator itself); outside quoted bodies, none is read.
 		sort.Slice(literal, func(i, j int) bool { return literal[i][0] < literal[j][0] })
-		rest, last := "", 0
+		var rest strings.Builder
+		last := 0
 		for _, r := range literal {
 			if r[0] < last {
 				continue
 			}
-			rest += line[last:r[0]] + "x"
+			rest.WriteString(line[last:r[0]])
+			rest.WriteByte('x')
 			last = r[1]
 		}
-		if continues(rest + line[last:]) {
+		rest.WriteString(line[last:])
+		if continues(rest.String()) {
 			what, repair = "a line continuation (a line ending in a backslash) in a line with a here-document, outside a quoted body", "join the lines yourself, or quote the delimiter (`<<'EOF'`) to keep backslashes in the body literal"
 		}
 	}
