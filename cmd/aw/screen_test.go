@@ -116,10 +116,10 @@ const hostileLine = "rm -rf data # \r\x1b[2K\x1b[1A\x1b[2Kls -la\b\b\b\b\b\bls -
 
 // hostileArgv stages the same characters as an argv: interpreter sh
 // refuses a line holding control characters before anything is staged.
-var hostileArgv = []string{"rm", "-rf", "data", "#", "\r\x1b[2K\x1b[1A\x1b[2Kls", "-la\b\b\b\b\b\bls", "-la", "\u202eexe.txt"}
+var hostileArgv = []string{"rm", "-rf", "data", "--", "#", "\r\x1b[2K\x1b[1A\x1b[2Kls", "-la\b\b\b\b\b\bls", "-la", "\u202eexe.txt"}
 
 // hostileShown is the staged command as the screen must show it.
-const hostileShown = `rm -rf data '#' '\r\x1b[2K\x1b[1A\x1b[2Kls' -la\b\b\b\b\b\bls -la \u202eexe.txt`
+const hostileShown = `rm -rf data -- '#' '\r\x1b[2K\x1b[1A\x1b[2Kls' -la\b\b\b\b\b\bls -la \u202eexe.txt`
 
 func TestScreenModelObeysControls(t *testing.T) {
 	// The screen model is a real terminal model: written raw, the line
@@ -173,9 +173,9 @@ func TestScreenStagedCommand(t *testing.T) {
 	screen, _ = onScreen(t, dir, nil, nil, "", "approval", "show", id)
 	mustShow(t, "approval show table", screen, hostileShown)
 	screen, _ = onScreen(t, dir, nil, nil, "", "approval", "list")
-	mustShow(t, "approval list table", screen, `rm -rf data '#' '\r\x1b[2K`)
+	mustShow(t, "approval list table", screen, `rm -rf data -- '#' '\r\x1b[2K`)
 	screen, _ = onScreen(t, dir, nil, nil, "", append([]string{"command", "run", "--"}, hostileArgv...)...)
-	mustShow(t, "the staging envelope's table", screen, `rm -rf data '#' '\r\x1b[2K`)
+	mustShow(t, "the staging envelope's table", screen, `rm -rf data -- '#' '\r\x1b[2K`)
 
 	// JSON on a terminal: the same envelope, escapes and all.
 	screen, _ = onScreen(t, dir, nil, nil, "", "approval", "show", id, "-o", "json")
@@ -192,7 +192,7 @@ func TestScreenStagedCommand(t *testing.T) {
 
 	// aw prompt's mode block lists the pending title.
 	screen, _ = onScreen(t, dir, nil, []byte("what next?"), "", "prompt", "--text")
-	mustShow(t, "aw prompt block", screen, `rm -rf data '#' '\r\x1b[2K`)
+	mustShow(t, "aw prompt block", screen, `rm -rf data -- '#' '\r\x1b[2K`)
 }
 
 // TestScreenStagedDiff: a transaction whose content carries ANSI

@@ -26,7 +26,7 @@ func shellWS(t *testing.T, mode int, allow string) string {
 // ${…}) are refused as unsupported-syntax, by check-command and by run,
 // and the hidden command never runs.
 func TestShellReadingDifferentialsRefused(t *testing.T) {
-	dir := shellWS(t, 2, `["echo", "cat", "touch"]`)
+	dir := shellWS(t, 2, `["echo", "cat", "touch", "alias"]`) // alias is refused even when allowed
 	for _, tc := range []struct{ name, line, msg string }{
 		{"heredoc continuation", "cat <<E\n\\\nE\ntouch pwned\nE", "line continuation"},
 		{"heredoc continuation mid-line", "cat <<E\nab\\\nE\ntouch pwned\nE\necho after", "line continuation"},

@@ -11,8 +11,8 @@ import (
 func TestCanonicalFamilies(t *testing.T) {
 	ws := fixture(t)
 	c := &ws.Settings.Commands
-	c.Interpreter, c.Deny, c.DenyPatterns = "sh", nil, nil // values decided at run time pass
-	c.Allow = append(c.Allow, "set")
+	c.Interpreter, c.Deny, c.DenyPatterns = "sh", nil, nil     // values decided at run time pass
+	c.Allow = append(c.Allow, "set", "alias", "shopt", "hash") // refused even when allowed
 	for _, tc := range []struct{ line, msg string }{
 		{"cat <<E\n\\\nE\necho hidden\nE", "line continuation"},
 		{"cat <<E\nab\\\nE\necho hidden\nE", "line continuation"},

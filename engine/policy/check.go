@@ -247,11 +247,6 @@ func (c *checker) command(ws []word, depth int) {
 			return
 		}
 	}
-	if c.shell {
-		if c.shellBuiltin(low, ws[1:]); c.refused {
-			return
-		}
-	}
 	if runners()[low] && !c.allow[exe] && !(c.grant && !c.argRules) {
 		c.refuse(NestedCommand, exe, "", "%s runs a command the policy cannot see into (a shell, an evaluator, a privilege or session changer), so it is refused; run the inner command directly, or %s", exe, c.allowHint(exe))
 		return
@@ -273,6 +268,11 @@ func (c *checker) command(ws []word, depth int) {
 	}
 	if c.lookAlike(name.text, exe, resolved) {
 		return
+	}
+	if c.shell {
+		if c.shellBuiltin(low, ws[1:]); c.refused {
+			return
+		}
 	}
 	if c.shell && arithBuiltins[low] {
 		for _, w := range ws[1:] {
