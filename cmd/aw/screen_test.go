@@ -114,8 +114,12 @@ func onScreen(t *testing.T, dir string, env []string, stdin []byte, answer strin
 // human's screen, backspaces over a word, and a bidi override.
 const hostileLine = "rm -rf data # \r\x1b[2K\x1b[1A\x1b[2Kls -la\b\b\b\b\b\bls -la \u202eexe.txt"
 
-// hostileShown is the line as the screen must show it.
-const hostileShown = `rm -rf data # \r\x1b[2K\x1b[1A\x1b[2Kls -la\b\b\b\b\b\bls -la \u202eexe.txt`
+// hostileArgv stages the same characters as an argv: interpreter sh
+// refuses a line holding control characters before anything is staged.
+var hostileArgv = []string{"rm", "-rf", "data", "--", "#", "\r\x1b[2K\x1b[1A\x1b[2Kls", "-la\b\b\b\b\b\bls", "-la", "\u202eexe.txt"}
+
+// hostileShown is the staged command as the screen must show it.
+const hostileShown = `rm -rf data -- '#' '\r\x1b[2K\x1b[1A\x1b[2Kls' -la\b\b\b\b\b\bls -la \u202eexe.txt`
 
 func TestScreenModelObeysControls(t *testing.T) {
 	// The screen model is a real terminal model: written raw, the line
@@ -145,7 +149,7 @@ func screenWS(t *testing.T) string {
 // block aw prompt appends; nothing of it moves the cursor.
 func TestScreenStagedCommand(t *testing.T) {
 	dir := screenWS(t)
-	r := runAW(t, dir, nil, "command", "run", "--line", hostileLine)
+	r := runAW(t, dir, nil, append([]string{"command", "run", "--"}, hostileArgv...)...)
 	if r.Code != 3 {
 		t.Fatalf("staging the line: exit %d %s", r.Code, r.Stdout)
 	}
@@ -169,9 +173,9 @@ func TestScreenStagedCommand(t *testing.T) {
 	screen, _ = onScreen(t, dir, nil, nil, "", "approval", "show", id)
 	mustShow(t, "approval show table", screen, hostileShown)
 	screen, _ = onScreen(t, dir, nil, nil, "", "approval", "list")
-	mustShow(t, "approval list table", screen, `rm -rf data # \r\x1b[2K`)
-	screen, _ = onScreen(t, dir, nil, nil, "", "command", "run", "--line", hostileLine)
-	mustShow(t, "the staging envelope's table", screen, `rm -rf data # \r\x1b[2K`)
+	mustShow(t, "approval list table", screen, `rm -rf data -- '#' '\r\x1b[2K`)
+	screen, _ = onScreen(t, dir, nil, nil, "", append([]string{"command", "run", "--"}, hostileArgv...)...)
+	mustShow(t, "the staging envelope's table", screen, `rm -rf data -- '#' '\r\x1b[2K`)
 
 	// JSON on a terminal: the same envelope, escapes and all.
 	screen, _ = onScreen(t, dir, nil, nil, "", "approval", "show", id, "-o", "json")
@@ -188,7 +192,7 @@ func TestScreenStagedCommand(t *testing.T) {
 
 	// aw prompt's mode block lists the pending title.
 	screen, _ = onScreen(t, dir, nil, []byte("what next?"), "", "prompt", "--text")
-	mustShow(t, "aw prompt block", screen, `rm -rf data # \r\x1b[2K`)
+	mustShow(t, "aw prompt block", screen, `rm -rf data -- '#' '\r\x1b[2K`)
 }
 
 // TestScreenStagedDiff: a transaction whose content carries ANSI

@@ -98,6 +98,9 @@ type Result struct {
 	Error           string          `json:"error,omitempty"`
 	// AlreadyFinished is set by a cancel that found no process to stop.
 	AlreadyFinished bool `json:"alreadyFinished,omitempty"`
+	// SubmittedLine is the caller's line when Line (what /bin/sh ran: the
+	// checker's canonical re-print) differs from it.
+	SubmittedLine string `json:"submittedLine,omitempty"`
 }
 
 // Run runs a command in the foreground and returns its exit code and the
@@ -233,7 +236,16 @@ func prepare(ws *workspace.Workspace, req *Request, action string) (*prepared, *
 		j.Args = []string{}
 	}
 	if v.Shell {
-		j.Argv = []string{"/bin/sh", "-c", req.Line}
+		// /bin/sh runs the checker's canonical re-print, never the caller's
+		// text; the job records and shows that line (SECURITY.md).
+		if v.Canonical == "" {
+			return nil, nil, envelope.Errorf(envelope.Internal, "the policy allowed the line but gave no canonical line to run; report this with the line")
+		}
+		j.Line = v.Canonical
+		if v.Canonical != req.Line {
+			j.SubmittedLine = req.Line
+		}
+		j.Argv = []string{"/bin/sh", "-c", v.Canonical}
 		j.ResolvedExecutable = "/bin/sh"
 		if j.Executable == "" {
 			j.Executable = v.Executable
@@ -290,7 +302,7 @@ func prepare(ws *workspace.Workspace, req *Request, action string) (*prepared, *
 			Shell                    bool
 			Cwd                      string
 			Timeout                  float64
-		}{"command", action, req.Executable, j.Args, req.Line, v.Shell, cwdRel, timeout}),
+		}{"command", action, req.Executable, j.Args, j.Line, v.Shell, cwdRel, timeout}),
 		Resume: gate.Resume{Tool: "workspace_command", Arguments: resume},
 		Review: review(j),
 	})
@@ -584,7 +596,7 @@ func result(s *store.Store, j *Job) *Result {
 		Sandbox: j.Sandbox, Pid: j.Pid, ExitCode: j.ExitCode, Signal: j.Signal, TimedOut: j.TimedOut, Cancelled: j.Cancelled,
 		StartedAt: j.StartedAt, EndedAt: j.EndedAt, DurationMs: j.DurationMs,
 		StdoutBytes: j.Stdout.Bytes, StderrBytes: j.Stderr.Bytes, StdoutPath: j.Stdout.Path, StderrPath: j.Stderr.Path,
-		Error: j.Error,
+		Error: j.Error, SubmittedLine: j.SubmittedLine,
 	}
 	if r.Args == nil {
 		r.Args = []string{}
@@ -851,11 +863,19 @@ func review(j *Job) string {
 	if j.Shell {
 		how = "through /bin/sh -c"
 	}
+	if j.SubmittedLine != "" {
+		how += ", re-printed from the submitted line: this is the text that was checked and will run"
+	}
 	box := "none"
 	if j.Sandbox != nil {
 		box = strings.TrimPrefix(j.Sandbox.Summary(), "sandbox: ")
 	}
-	return fmt.Sprintf("$ %s\nruns:    %s (%s)\ncwd:     %s\ntimeout: %s\naction:  %s\nsandbox: %s", display(j), quoteArgv(j.Argv), how, j.Cwd, t, j.Action, box)
+	return fmt.Sprintf("$ %s
+runs:    %s (%s)
+cwd:     %s
+timeout: %s
+action:  %s
+sandbox: %s", display(j), quoteArgv(j.Argv), how, j.Cwd, t, j.Action, box)
 }
 
 func quoteArgv(argv []string) string {

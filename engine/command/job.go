@@ -75,6 +75,10 @@ type Job struct {
 	Stderr     LogFile `json:"stderr"`
 	ApprovalID string  `json:"approvalId,omitempty"`
 	Error      string  `json:"error,omitempty"`
+
+	// SubmittedLine is the caller's text when Line, the checker's canonical
+	// re-print that /bin/sh runs, differs from it.
+	SubmittedLine string `json:"submittedLine,omitempty"`
 }
 
 // LogFile is one of a job's logs. Bytes and SHA256 are recorded when the

@@ -50,6 +50,12 @@ func CheckCommand(ctx context.Context, ws *workspace.Workspace, req *CheckComman
 		if v.Shell {
 			how = "through /bin/sh (interpreter sh)"
 		}
+		if v.Canonical != "" {
+			what = v.Canonical // what /bin/sh would receive
+			if v.Canonical != req.Line {
+				how += ", re-printed from the submitted line (data.canonical)"
+			}
+		}
 		env = envelope.New("", fmt.Sprintf("Allowed: `%s` would run %s (%d command(s) checked).", clip(what), how, len(v.Commands)), v)
 		env.Fact("allowed: %s", clip(what))
 	} else {

@@ -269,6 +269,11 @@ func (c *checker) command(ws []word, depth int) {
 	if c.lookAlike(name.text, exe, resolved) {
 		return
 	}
+	if c.shell {
+		if c.shellBuiltin(low, ws[1:]); c.refused {
+			return
+		}
+	}
 	if c.shell && arithBuiltins[low] {
 		for _, w := range ws[1:] {
 			if w.dynamic != "" || strings.ContainsRune(w.text, '[') {

@@ -8,7 +8,12 @@
 // Interpreter "none" splits a line into words with quotes respected and
 // refuses every unquoted operator with advice. Interpreter "sh" parses the
 // line as bash with mvdan.cc/sh/v3 and checks every simple command in it;
-// anything the walker does not fully read is unsupported-syntax. Either
+// anything the walker does not fully read is unsupported-syntax. What it
+// checks is the canonical re-print of the parsed line (Verdict.Canonical),
+// and that text, never the caller's, is what /bin/sh runs; constructs where
+// the parser and dash or bash could read a line differently are refused
+// (canonical.go lists the families, differential_test.go holds the shells
+// to it). Either
 // way each command goes through: a name decided at run time (not-allowed),
 // commands.deny by basename, case-insensitively (denied-executable), values
 // decided at run time while argument rules apply, commands.denyPatterns
@@ -87,8 +92,12 @@ type Verdict struct {
 	Paths      []string   `json:"paths"`                // redirection targets and cd directories, root-relative
 	// Argv is what to run in interpreter "none" (the tokenized line or the
 	// argv as given); a line allowed in interpreter "sh" runs through
-	// /bin/sh -c Line.
+	// /bin/sh -c Canonical.
 	Argv []string `json:"argv,omitempty"`
+	// Canonical is, in interpreter "sh", the line as /bin/sh will run it:
+	// the re-print of the parsed line, which is what was checked. The
+	// caller's text never reaches the shell.
+	Canonical string `json:"canonical,omitempty"`
 	// Shell is true when the line must run through /bin/sh.
 	Shell bool `json:"shell,omitempty"`
 }

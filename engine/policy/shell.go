@@ -11,24 +11,34 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// shellLine checks a line in interpreter "sh". It is parsed as bash (the
-// largest dialect /bin/sh may be), every simple command anywhere in it is
-// checked, and whatever the walker does not fully understand is refused.
+// shellLine checks a line in interpreter "sh". The line is parsed as bash
+// (the largest dialect /bin/sh may be) and re-printed; what is checked, and
+// what /bin/sh later runs, is that canonical print, parsed again (see
+// canonical.go). Every simple command anywhere in it is checked, and
+// whatever the walker does not fully understand is refused.
 func (c *checker) shellLine(line string) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
-	if err != nil {
-		if syntax.IsIncomplete(err) {
-			c.refuse(UnbalancedQuotes, "", "", "a quote, $(, ${, backtick or bracket is never closed (%v); close it", err)
-			return
-		}
-		c.refuse(UnsupportedSyntax, "", "", "the line does not parse as a shell line (%v); write simple commands joined by ;, &&, || or |", err)
+	canonical, f, ok := c.canonicalize(line)
+	if !ok {
 		return
 	}
 	if len(f.Stmts) == 0 {
 		c.refuse(NotAllowed, "", "", "the line holds no command; pass a command to run")
 		return
 	}
+	c.line = canonical
 	c.stmts(f.Stmts)
+	if !c.refused {
+		c.v.Canonical = canonical
+	}
+}
+
+// parseErr refuses a line the parser rejects.
+func (c *checker) parseErr(err error) {
+	if syntax.IsIncomplete(err) {
+		c.refuse(UnbalancedQuotes, "", "", "a quote, $(, ${, backtick or bracket is never closed (%v); close it", err)
+		return
+	}
+	c.refuse(UnsupportedSyntax, "", "", "the line does not parse as a shell line (%v); write simple commands joined by ;, &&, || or |", err)
 }
 
 func (c *checker) unsupported(what, repair string) {
