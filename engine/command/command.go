@@ -870,12 +870,7 @@ func review(j *Job) string {
 	if j.Sandbox != nil {
 		box = strings.TrimPrefix(j.Sandbox.Summary(), "sandbox: ")
 	}
-	return fmt.Sprintf("$ %s
-runs:    %s (%s)
-cwd:     %s
-timeout: %s
-action:  %s
-sandbox: %s", display(j), quoteArgv(j.Argv), how, j.Cwd, t, j.Action, box)
+	return fmt.Sprintf("$ %s\nruns:    %s (%s)\ncwd:     %s\ntimeout: %s\naction:  %s\nsandbox: %s", display(j), quoteArgv(j.Argv), how, j.Cwd, t, j.Action, box)
 }
 
 func quoteArgv(argv []string) string {
