@@ -76,7 +76,20 @@ func IsolateProcess() (home string, cleanup func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	for k, v := range Env(home) {
+	// The go command keeps its build and module caches under HOME by
+	// default: a test that runs go (cmd/aw builds aw) must keep using them.
+	env := Env(home)
+	if os.Getenv("GOCACHE") == "" {
+		if c, err := os.UserCacheDir(); err == nil {
+			env["GOCACHE"] = filepath.Join(c, "go-build")
+		}
+	}
+	if os.Getenv("GOPATH") == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			env["GOPATH"] = filepath.Join(h, "go")
+		}
+	}
+	for k, v := range env {
 		if err := os.Setenv(k, v); err != nil {
 			os.RemoveAll(home)
 			return "", nil, err
