@@ -1,0 +1,170 @@
+package gate
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// These tests pin approval rules that mutation testing (scripts/mutants)
+// found undefended: what a human is shown, and how notes are bounded.
+
+// addRecord stores r as it is (the review file tests need a Review path).
+func addRecord(t *testing.T, ws *workspace.Workspace, r Record) {
+	t.Helper()
+	if err := update(ws, func(s *State, now time.Time) error {
+		if r.CreatedAt.IsZero() {
+			r.CreatedAt = now
+		}
+		r.ExpiresAt = r.CreatedAt.Add(Lifetime)
+		s.Records = append(s.Records, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func show(t *testing.T, ws *workspace.Workspace, id string) envelope.Envelope {
+	t.Helper()
+	env, err := ShowApproval(context.Background(), ws, &ApprovalShowRequest{ID: id})
+	if err != nil {
+		t.Fatalf("show %s: %v", id, err)
+	}
+	return env
+}
+
+// Records created at the same instant list the later one first.
+func TestByNewestTieBreak(t *testing.T) {
+	fixedClock(t, base)
+	ws := testWS(t, Manual)
+	addRecord(t, ws, Record{ID: "approval_first", Kind: "command", Status: Pending, CreatedAt: base})
+	addRecord(t, ws, Record{ID: "approval_second", Kind: "command", Status: Pending, CreatedAt: base})
+	s, _ := Load(ws, base)
+	got := PendingNewest(s)
+	if len(got) != 2 || got[0].ID != "approval_second" || got[1].ID != "approval_first" {
+		t.Fatalf("PendingNewest = %+v", got)
+	}
+}
+
+// show names an approval or a plan as such, tells how to decide a pending
+// one, and carries the resume call as a fact.
+func TestShowApprovalSummary(t *testing.T) {
+	fixedClock(t, base)
+	ws := testWS(t, Manual)
+	id := stageCommand(t, ws, "hello")
+	env := show(t, ws, id)
+	if !strings.HasPrefix(env.Summary, "Approval "+id+" (command) is pending") || !strings.Contains(env.Summary, "/accept "+id) {
+		t.Errorf("pending approval summary: %s", env.Summary)
+	}
+	facts := strings.Join(env.Retention.Facts, "\n")
+	if !strings.Contains(facts, "approval "+id+" pending") || !strings.Contains(facts, "resume: ") {
+		t.Errorf("facts: %s", facts)
+	}
+	decide(t, ws, id, Denied)
+	if env := show(t, ws, id); strings.Contains(env.Summary, "/accept") {
+		t.Errorf("a decided approval still tells how to decide it: %s", env.Summary)
+	}
+
+	p, err := Propose(context.Background(), ws, minimalPlan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := p.Data.(PlanView)
+	env = show(t, ws, plan.PlanID)
+	if !strings.HasPrefix(env.Summary, "Plan "+plan.PlanID+" is pending") {
+		t.Errorf("plan summary: %s", env.Summary)
+	}
+	if facts := strings.Join(env.Retention.Facts, "\n"); !strings.Contains(facts, "plan "+plan.PlanID) || strings.Contains(facts, "resume: ") {
+		t.Errorf("plan facts: %s", facts)
+	}
+	// A plan's review is its markdown file.
+	data := env.Data.(ApprovalShow)
+	if data.ReviewPath != plan.PlanPath || !strings.Contains(data.Review, minimalPlan().Title) {
+		t.Errorf("plan review from %q: %q", data.ReviewPath, data.Review)
+	}
+}
+
+// The review text is cut at maxToolResultChars characters (not bytes), a
+// text of exactly that length is whole, a missing file says so, and a
+// review file that is a symlink out of .agentic/ is never read.
+func TestShowApprovalReviewText(t *testing.T) {
+	fixedClock(t, base)
+	ws := testWS(t, Manual)
+	ws.Settings.MaxToolResultChars = 10
+	dir := filepath.Join(ws.Root, ".agentic", "review")
+	os.MkdirAll(dir, 0o755)
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("TOP-SECRET"), 0o644)
+	os.Symlink(secret, filepath.Join(dir, "link.md"))
+	files := map[string]string{
+		"exact.md": strings.Repeat("é", 10),
+		"long.md":  strings.Repeat("😀", 10) + "x",
+	}
+	for name, text := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	cases := []struct {
+		file, review string
+		truncated    bool
+	}{
+		{"exact.md", strings.Repeat("é", 10), false},
+		{"long.md", strings.Repeat("😀", 10), true},
+		{"missing.md", "(the review file .agentic/review/missing.md cannot be read", false},
+		{"link.md", ".agentic/review/link.md", false},
+	}
+	for _, tc := range cases {
+		id := "approval_" + strings.TrimSuffix(tc.file, ".md")
+		addRecord(t, ws, Record{ID: id, Kind: "transaction", Status: Pending, Title: tc.file, Review: ".agentic/review/" + tc.file})
+		data := show(t, ws, id).Data.(ApprovalShow)
+		if !strings.HasPrefix(data.Review, tc.review) || data.ReviewTruncated != tc.truncated || strings.Contains(data.Review, "TOP-SECRET") {
+			t.Errorf("%s: review %q truncated %v, want %q truncated %v", tc.file, data.Review, data.ReviewTruncated, tc.review, tc.truncated)
+		}
+		if tc.review == files[tc.file] && data.Review != tc.review {
+			t.Errorf("%s: review %q, want it whole", tc.file, data.Review)
+		}
+	}
+}
+
+// A note or reason is bounded at MaxTextChars, and the refusal names which.
+func TestDecideNoteBound(t *testing.T) {
+	fixedClock(t, base)
+	ws := testWS(t, Manual)
+	id := stageCommand(t, ws, "bounded")
+	for _, to := range []string{Approved, Denied} {
+		_, err := Decide(ws, "test", id, strings.Repeat("n", MaxTextChars+1), to, false)
+		want := map[string]string{Approved: "note", Denied: "reason"}[to]
+		var e *envelope.Error
+		if envelope.CodeOf(err) != envelope.InvalidInput || !strings.Contains(err.Error(), "the "+want+" is") {
+			t.Fatalf("%s with a long note: %v", to, err)
+		} else if e = err.(*envelope.Error); e.Details["field"] != want {
+			t.Errorf("%s: field %v, want %s", to, e.Details["field"], want)
+		}
+	}
+	if res, err := Decide(ws, "test", id, strings.Repeat("n", MaxTextChars), Approved, false); err != nil || res.Status != Approved {
+		t.Fatalf("a note of exactly %d characters: %+v %v", MaxTextChars, res, err)
+	}
+}
+
+// A terminal caller that declines the confirmation decides nothing; the
+// result says whether the id was given or the newest record taken.
+func TestDecideDeclined(t *testing.T) {
+	fixedClock(t, base)
+	ws := testWS(t, Manual)
+	id := stageCommand(t, ws, "declined")
+	ws.Caller.Confirm = func(string) bool { return false }
+	for _, given := range []string{id, ""} {
+		res, err := Decide(ws, "test", given, "", Approved, true)
+		if err != nil || res.ID != id || res.Status != Pending || res.Decided || res.Bare != (given == "") {
+			t.Errorf("declined (id %q): %+v %v", given, res, err)
+		}
+	}
+	if s, _ := Load(ws, base); s.find(id).Status != Pending {
+		t.Error("a declined confirmation decided the record")
+	}
+}
