@@ -136,13 +136,14 @@ func readEquivalents(name string) (map[string]bool, error) {
 	return out, err
 }
 
-// readThresholds reads "package min-kill-rate min-coverage" lines.
+// readThresholds reads "package min-kill-rate min-coverage [exclude]"
+// lines (scripts/mutants passes the exclude regexp to gremlins).
 func readThresholds(name string) (map[string]threshold, error) {
 	lines, err := readLines(name)
 	out := map[string]threshold{}
 	for _, f := range lines {
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%s: %q: want package min-kill-rate min-coverage", name, strings.Join(f, " "))
+		if len(f) != 3 && len(f) != 4 {
+			return nil, fmt.Errorf("%s: %q: want package min-kill-rate min-coverage [excluded-files-regexp]", name, strings.Join(f, " "))
 		}
 		k, err1 := strconv.ParseFloat(f[1], 64)
 		c, err2 := strconv.ParseFloat(f[2], 64)
