@@ -174,7 +174,7 @@ func ptyRunTo(t *testing.T, dir string, env []string, answer string, out io.Writ
 	cmd.Stdout = out
 	tty, err := pty.Start(cmd)
 	if err != nil {
-		testenv.Missing(t, fmt.Sprintf("a pseudo-terminal (%v)", err), "run the tests where /dev/ptmx and devpts are available")
+		testenv.NoPty(t, err)
 	}
 	defer tty.Close()
 	var mu sync.Mutex

@@ -97,3 +97,9 @@ func IsolateProcess() (home string, cleanup func(), err error) {
 	}
 	return home, func() { os.RemoveAll(home) }, nil
 }
+
+// NoPty stops the test because a pseudo-terminal could not be opened (err).
+func NoPty(t testing.TB, err error) {
+	t.Helper()
+	Missing(t, "a pseudo-terminal ("+err.Error()+")", "run the tests where /dev/ptmx and devpts are available")
+}
