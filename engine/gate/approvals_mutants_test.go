@@ -168,3 +168,87 @@ func TestDecideDeclined(t *testing.T) {
 		t.Error("a declined confirmation decided the record")
 	}
 }
+
+// The confirmation screen says what is decided: the verb, a destructive
+// warning only when it is one, the resume call, and the review text
+// between markers with the cut noted.
+func TestConfirmText(t *testing.T) {
+	fixedClock(t, base)
+	ws := testWS(t, Manual)
+	ws.Settings.MaxToolResultChars = 10
+	os.MkdirAll(filepath.Join(ws.Root, ".agentic", "review"), 0o755)
+	os.WriteFile(filepath.Join(ws.Root, ".agentic", "review", "r.md"), []byte("0123456789abc"), 0o644)
+	r := Record{ID: "approval_x", Kind: "transaction", Title: "t", Destructive: true, Review: ".agentic/review/r.md",
+		Resume: &Resume{Tool: "workspace_edit", Arguments: map[string]any{"action": "commit"}}}
+	text := confirmText(ws, &r, Denied)
+	for _, want := range []string{"Deny approval approval_x?\n", "destructive: yes", "resumes as:  workspace_edit", "--- .agentic/review/r.md ---\n0123456789\n", "cut at 10 characters", "Deny approval_x? [y/N] "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("confirmation lacks %q:\n%s", want, text)
+		}
+	}
+	r = Record{ID: "approval_y", Kind: "command", Title: "t", Review: "echo hi"}
+	text = confirmText(ws, &r, Approved)
+	for _, unwanted := range []string{"destructive", "resumes as", "cut at", "Deny"} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("confirmation has %q:\n%s", unwanted, text)
+		}
+	}
+	if !strings.Contains(text, "--- review ---\necho hi\n---\n") || !strings.HasPrefix(text, "Accept approval approval_y?") {
+		t.Errorf("an argv review:\n%s", text)
+	}
+	r = Record{ID: "approval_z", Kind: "command", Title: "t"}
+	if text := confirmText(ws, &r, Approved); strings.Contains(text, "---") {
+		t.Errorf("no review, yet markers:\n%s", text)
+	}
+}
+
+// A decision's envelope and summary: each kind and outcome, the resume
+// call, the reason, and other pending records (a warning after a bare
+// decision, at most five named).
+func TestDecisionEnvelope(t *testing.T) {
+	ws := testWS(t, Manual)
+	facts := func(env envelope.Envelope) string { return strings.Join(env.Retention.Facts, "\n") }
+	env := decisionEnvelope(ws, DecisionResult{ID: "approval_a", Kind: "command", Status: Pending, Title: "t"})
+	if !strings.HasPrefix(env.Summary, "Nothing decided") || !strings.Contains(facts(env), "still pending") {
+		t.Errorf("undecided: %s / %s", env.Summary, facts(env))
+	}
+	others := []string{"o1", "o2", "o3", "o4", "o5"}
+	res := DecisionResult{ID: "approval_a", Kind: "command", Status: Approved, Title: "t", Decided: true, ResumeCall: "workspace_command {}", OtherPending: others}
+	env = decisionEnvelope(ws, res)
+	if !strings.Contains(facts(env), "resume with: workspace_command {}") || !strings.Contains(facts(env), "still pending: o1, o2, o3, o4, o5") || strings.Contains(facts(env), "more") {
+		t.Errorf("approved: %s", facts(env))
+	}
+	if !strings.HasPrefix(env.Summary, "Approved approval_a (command): t. The agent resumes with exactly this call: workspace_command {}.") ||
+		!strings.Contains(env.Summary, " 5 other record(s) are still pending") || strings.Contains(env.Summary, "Warning") {
+		t.Errorf("approved summary: %s", env.Summary)
+	}
+	res.Bare, res.OtherPending = true, append(others, "o6")
+	if s := decisionSummary(ws, res); !strings.Contains(s, "Warning: 6 other record(s)") || !strings.Contains(s, "o5, and 1 more") {
+		t.Errorf("bare with six others: %s", s)
+	}
+	res = DecisionResult{ID: "approval_d", Kind: "command", Status: Denied, Title: "t", Decided: true, Reason: "too risky", ExpiresAt: "soon"}
+	env = decisionEnvelope(ws, res)
+	if !strings.Contains(env.Summary, "Denied approval_d (command): t. Reason: too risky.") || !strings.Contains(env.Summary, "APPROVAL_DENIED until soon") || !strings.Contains(facts(env), "deny reason: too risky") {
+		t.Errorf("denied: %s / %s", env.Summary, facts(env))
+	}
+	res.Reason = ""
+	if s := decisionSummary(ws, res); strings.Contains(s, "Reason") {
+		t.Errorf("denied without a reason: %s", s)
+	}
+	plan := DecisionResult{ID: "plan_p", Kind: "plan", Status: Denied, Title: "t", Decided: true, Reason: "no"}
+	if s := decisionSummary(ws, plan); !strings.HasPrefix(s, "Denied plan plan_p: t. Reason: no. The agent must not run the plan") {
+		t.Errorf("denied plan: %s", s)
+	}
+	plan.Reason = ""
+	if s := decisionSummary(ws, plan); strings.Contains(s, "Reason") {
+		t.Errorf("denied plan without a reason: %s", s)
+	}
+	plan.Status = Approved
+	if s := decisionSummary(ws, plan); !strings.Contains(s, "Manual mode: the plan is a shared checklist") {
+		t.Errorf("approved plan in Manual mode: %s", s)
+	}
+	ws.Settings.PermissionMode = Plan
+	if s := decisionSummary(ws, plan); !strings.Contains(s, "Mutating calls now run until the agent calls workspace_plan") {
+		t.Errorf("approved plan in Plan mode: %s", s)
+	}
+}
