@@ -228,11 +228,12 @@ func TestDecisionEnvelope(t *testing.T) {
 	}
 	res = DecisionResult{ID: "approval_d", Kind: "command", Status: Denied, Title: "t", Decided: true, Reason: "too risky", ExpiresAt: "soon"}
 	env = decisionEnvelope(ws, res)
-	if !strings.Contains(env.Summary, "Denied approval_d (command): t. Reason: too risky.") || !strings.Contains(env.Summary, "APPROVAL_DENIED until soon") || !strings.Contains(facts(env), "deny reason: too risky") {
+	if !strings.Contains(env.Summary, "Denied approval_d (command): t. Reason: too risky.") || !strings.Contains(env.Summary, "APPROVAL_DENIED until soon") || !strings.Contains(facts(env), "deny reason: too risky") ||
+		strings.Contains(facts(env), "still pending") || strings.Contains(env.Summary, "other record") {
 		t.Errorf("denied: %s / %s", env.Summary, facts(env))
 	}
-	res.Reason = ""
-	if s := decisionSummary(ws, res); strings.Contains(s, "Reason") {
+	res.Reason, res.Bare = "", true
+	if s := decisionSummary(ws, res); strings.Contains(s, "Reason") || strings.Contains(s, "Warning") {
 		t.Errorf("denied without a reason: %s", s)
 	}
 	plan := DecisionResult{ID: "plan_p", Kind: "plan", Status: Denied, Title: "t", Decided: true, Reason: "no"}
@@ -250,5 +251,47 @@ func TestDecisionEnvelope(t *testing.T) {
 	ws.Settings.PermissionMode = Plan
 	if s := decisionSummary(ws, plan); !strings.Contains(s, "Mutating calls now run until the agent calls workspace_plan") {
 		t.Errorf("approved plan in Plan mode: %s", s)
+	}
+}
+
+// RequireHuman: a caller off the terminal is a human only with the token
+// of the token file; the refusals name the token file.
+func TestRequireHumanToken(t *testing.T) {
+	ws := testWS(t, Manual)
+	cfg := t.TempDir()
+	os.MkdirAll(filepath.Join(cfg, "aw"), 0o700)
+	os.WriteFile(filepath.Join(cfg, "aw", "approver.token"), []byte("tok-right\n"), 0o600)
+	ws.ConfigHome = cfg
+	ws.Caller = workspace.Caller{ApproverToken: "tok-right"}
+	if err := RequireHuman(ws, "approval accept"); err != nil {
+		t.Fatalf("the right token: %v", err)
+	}
+	for tok, why := range map[string]string{"": "set AW_APPROVER_TOKEN", "tok-wrong": "does not match"} {
+		ws.Caller.ApproverToken = tok
+		err := RequireHuman(ws, "approval accept")
+		if envelope.CodeOf(err) != envelope.HumanRequired || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), filepath.Join(cfg, "aw", "approver.token")) {
+			t.Errorf("token %q: %v", tok, err)
+		}
+	}
+	ws.ConfigHome, ws.Caller.ApproverToken = "", "tok-right"
+	if err := RequireHuman(ws, "approval accept"); envelope.CodeOf(err) != envelope.HumanRequired || !strings.Contains(err.Error(), "no config directory") || !strings.Contains(err.Error(), "$XDG_CONFIG_HOME/aw/approver.token") {
+		t.Errorf("no config directory: %v", err)
+	}
+}
+
+// PendingApprovals leaves plans out; PendingNewest has both.
+func TestPendingApprovalsLeaveOutPlans(t *testing.T) {
+	fixedClock(t, base)
+	ws := testWS(t, Manual)
+	id := stageCommand(t, ws, "cmd")
+	if _, err := Propose(context.Background(), ws, minimalPlan()); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := Load(ws, base)
+	if got := s.PendingApprovals(); len(got) != 1 || got[0].ID != id {
+		t.Errorf("PendingApprovals = %+v", got)
+	}
+	if got := PendingNewest(s); len(got) != 2 {
+		t.Errorf("PendingNewest = %+v", got)
 	}
 }
