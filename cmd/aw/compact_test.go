@@ -164,6 +164,7 @@ func everyOperation(t testing.TB) map[string][]byte {
 	second := s.call("workspace_plan", `{"action":"propose","title":"Second","objective":"o","steps":["s"]}`)
 	keep(s.decide("approval", fmt.Sprintf(`{"action":"deny","id":%q,"reason":"not now"}`, field(t, second, ".data.planId"))))
 	keep(s.decide("approval", `{"action":"token"}`))
+	keep(s.decide("store", `{"action":"gc"}`))
 	root, _ := filepath.EvalSymlinks(s.dir)
 	norm := map[string][]byte{}
 	for op, raw := range out {
