@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentic-workspace/aw/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -19,6 +20,14 @@ import (
 var awBin string
 
 func TestMain(m *testing.M) {
+	// Every aw and git these tests start sees an empty home: the
+	// developer's ~/.gitconfig (a core.excludesFile) or approver token
+	// cannot change a result.
+	_, cleanHome, err := testenv.IsolateProcess()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	dir, err := os.MkdirTemp("", "aw-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -33,6 +42,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	cleanHome()
 	os.Exit(code)
 }
 
@@ -50,8 +60,9 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Defer(func() { os.RemoveAll(home) })
-			env.Setenv("HOME", home)
-			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			for k, v := range testenv.Env(home) {
+				env.Setenv(k, v)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -15,20 +15,17 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/browser"
 	"github.com/agentic-workspace/aw/engine/proc"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
-// requireChromium skips without Chromium, except in CI (CI=true), where a
-// missing Chromium is a failure: .ci/run installs it.
-func requireChromium(t *testing.T) {
+// requireChromium stops the test without Chromium or /proc (the tests check
+// that no Chromium is left behind); see testenv.Missing.
+func requireChromium(t testing.TB) {
 	t.Helper()
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("browser tests need /proc to check that no Chromium is left behind")
-	}
+	testenv.NeedProc(t)
 	if _, err := browser.Executable(""); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but no Chromium: %v (.ci/run installs the Debian packages chromium and chromium-driver)", err)
-		}
-		t.Skipf("no Chromium on PATH, browser tests skipped (apt-get install chromium): %v", err)
+		testenv.Missing(t, fmt.Sprintf("Chromium (%v)", err), "apt-get install chromium chromium-driver")
 	}
 }
 
@@ -435,9 +432,7 @@ func TestBrowserListDeadAndReap(t *testing.T) {
 // BenchmarkBrowser reports the two figures issue 6 asks for: open to a
 // readable page, and a read of an open session (each a whole aw process).
 func BenchmarkBrowserOpen(b *testing.B) {
-	if _, err := browser.Executable(""); err != nil {
-		b.Skip("no Chromium")
-	}
+	requireChromium(b)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Bench</title><p>some text</p><a href="/x">x</a>`)
 	}))

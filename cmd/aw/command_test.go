@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/proc"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // cmdWorkspace is a workspace whose policy allows the tools these tests
@@ -106,9 +108,8 @@ func procsWith(arg string) []string {
 }
 
 func requireProc(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("needs /proc to see process groups")
-	}
+	t.Helper()
+	testenv.NeedProc(t)
 }
 
 // TestCommandRun: a command that ran is ok whatever its exit code; the

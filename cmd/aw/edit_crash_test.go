@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // autoWorkspace makes a temp workspace in Auto mode with destructive edits
@@ -220,10 +222,11 @@ func makeUnwritable(t *testing.T, dir string) func() {
 		return func() { os.Chmod(dir, 0o755) }
 	}
 	if runtime.GOOS != "linux" {
-		t.Skip("running as root without chattr: cannot make a directory unwritable")
+		testenv.Missing(t, "chattr (root cannot make a directory unwritable without it)", "run the tests on Linux or as a user other than root")
 	}
-	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
-		t.Skipf("running as root and chattr +i failed (%v: %s): cannot make a directory unwritable", err, out)
+	chattr := testenv.Need(t, "chattr", "apt-get install e2fsprogs (root needs chattr +i to make a directory unwritable)")
+	if out, err := exec.Command(chattr, "+i", dir).CombinedOutput(); err != nil {
+		testenv.Missing(t, fmt.Sprintf("an immutable attribute (chattr +i failed: %v: %s)", err, out), "run the tests on a file system with immutable attributes (ext4, xfs, btrfs), not tmpfs or overlayfs; or as a user other than root")
 	}
 	return func() { exec.Command("chattr", "-i", dir).Run() }
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/workspace"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // gateWS makes a workspace in the given permission mode.
@@ -172,7 +174,7 @@ func ptyRunTo(t *testing.T, dir string, env []string, answer string, out io.Writ
 	cmd.Stdout = out
 	tty, err := pty.Start(cmd)
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		testenv.NoPty(t, err)
 	}
 	defer tty.Close()
 	var mu sync.Mutex

@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // TestHumanTerminal runs human verbs under a real pseudo-terminal (util-linux
 // script): a terminal may mint the approver token and set config; the same
 // verbs with stdin not a terminal are refused.
 func TestHumanTerminal(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script (util-linux) is not installed: no pseudo-terminal to test with")
-	}
+	testenv.Need(t, "script", "apt-get install bsdutils (script gives the test a pseudo-terminal)")
 	ws := t.TempDir()
 	home := t.TempDir()
 	run := func(args string) map[string]any {

@@ -244,6 +244,69 @@ var exampleArgs = map[string]map[string]any{
 	"plan.show":               {"plan_id": "plan_missing"},
 }
 
+// everyActionWant is what each action answers in TestMCPCallsEveryAction
+// (Plan mode, no plan accepted, not a git repository, no GitHub token):
+// ok with a data key, or an error code with words of its message.
+var everyActionWant = map[string]struct{ code, key string }{
+	"inspect.capabilities":    {"", "permissionMode"},
+	"inspect.overview":        {"", "tree"},
+	"inspect.list":            {"", "entries"},
+	"inspect.read":            {"", "content"},
+	"inspect.search":          {"", "matches"},
+	"inspect.find":            {"", "paths"},
+	"inspect.stat":            {"", "sha256"},
+	"inspect.changes":         {"", "transactions"},
+	"inspect.semantic_search": {"TOOL_DISABLED", "not available yet"},
+	"edit.preview":            {"", "transactionId"},
+	"edit.apply":              {"APPROVAL_REQUIRED", "Plan mode"},
+	"edit.commit":             {"NOT_FOUND", `"tx_missing" is not a transaction id`},
+	"edit.rollback":           {"NOT_FOUND", `"tx_missing" is not a transaction id`},
+	"edit.show":               {"NOT_FOUND", `"tx_missing" is not a transaction id`},
+	"edit.list":               {"", "transactions"},
+	"notes.write":             {"", "path"},
+	"notes.append":            {"", "path"},
+	"notes.read":              {"", "content"},
+	"notes.list":              {"", "notes"},
+	"notes.delete":            {"", "path"},
+	"plan.propose":            {"", "planId"},
+	"plan.current":            {"", "planId"},
+	"plan.show":               {"NOT_FOUND", "no plan plan_missing"},
+	"plan.list":               {"", "plans"},
+	"plan.complete":           {"TRANSACTION_STATE", "has not been accepted by the user"},
+	"command.run":             {"INVALID_INPUT", "nothing to run"},
+	"command.start":           {"INVALID_INPUT", "nothing to run"},
+	"command.status":          {"NOT_FOUND", "is not a job id"},
+	"command.cancel":          {"NOT_FOUND", "is not a job id"},
+	"command.list":            {"", "jobs"},
+	"tasks.create":            {"INVALID_INPUT", "title is required"},
+	"tasks.list":              {"", "boards"},
+	"tasks.show":              {"INVALID_INPUT", "board_id is required"},
+	"tasks.add":               {"INVALID_INPUT", "at least one item"},
+	"tasks.update":            {"INVALID_INPUT", "item_id is required"},
+	"tasks.remove":            {"INVALID_INPUT", "item_id is required"},
+	"tasks.note":              {"INVALID_INPUT", "text is required"},
+	"tasks.checkpoint":        {"INVALID_INPUT", "board_id is required"},
+	"tasks.next":              {"INVALID_INPUT", "board_id is required"},
+	"tasks.archive":           {"INVALID_INPUT", "board_id is required"},
+	"tasks.reopen":            {"INVALID_INPUT", "board_id is required"},
+	"vcs.status":              {"VCS_ERROR", "is not inside a git repository"},
+	"vcs.diff":                {"VCS_ERROR", "is not inside a git repository"},
+	"vcs.log":                 {"VCS_ERROR", "is not inside a git repository"},
+	"vcs.show":                {"VCS_ERROR", "is not inside a git repository"},
+	"vcs.branch":              {"VCS_ERROR", "is not inside a git repository"},
+	"vcs.push":                {"VCS_ERROR", "is not inside a git repository"},
+	"vcs.add":                 {"INVALID_INPUT", "at least one path"},
+	"vcs.commit":              {"INVALID_INPUT", "commit needs a message"},
+	"vcs.checkout":            {"INVALID_INPUT", "checkout needs a branch or commit"},
+	"vcs.init":                {"APPROVAL_REQUIRED", "Plan mode"},
+	"vcs.gh_auth":             {"INVALID_INPUT", "no GitHub token"},
+	"vcs.issue_list":          {"INVALID_INPUT", "no --repo given"},
+	"vcs.issue_create":        {"INVALID_INPUT", "title is required"},
+	"vcs.pr_list":             {"INVALID_INPUT", "no --repo given"},
+	"vcs.pr_create":           {"INVALID_INPUT", "title is required"},
+	"vcs.pr_diff":             {"INVALID_INPUT", "number is required"},
+}
+
 func TestMCPCallsEveryAction(t *testing.T) {
 	dir := mcpWorkspace(t, `{"permissionMode": 1}`)
 	c := startMCP(t, dir, clientOpts{})
@@ -266,10 +329,17 @@ func TestMCPCallsEveryAction(t *testing.T) {
 			if env["operation"] != op {
 				t.Errorf("%s: operation %v, want %s", op, env["operation"], op)
 			}
-			// Only failures the call itself explains: never a bug or a
-			// refusal to decode arguments the schema offers.
-			if code := get(env, ".error.code"); code == "INTERNAL" || (code == "INVALID_INPUT" && exampleArgs[op] != nil) {
-				t.Errorf("%s %v: %v", op, args, env["error"])
+			w, ok := everyActionWant[op]
+			if !ok {
+				t.Errorf("%s: no expected envelope in everyActionWant", op)
+				continue
+			}
+			if w.code == "" {
+				if env["ok"] != true || get(env, ".data."+w.key) == nil {
+					t.Errorf("%s %v: want ok with data.%s, got %v", op, args, w.key, env)
+				}
+			} else if get(env, ".error.code") != w.code || !strings.Contains(fmt.Sprint(get(env, ".error.message")), w.key) {
+				t.Errorf("%s %v: want %s saying %q, got %v", op, args, w.code, w.key, env["error"])
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // TestPolicyCheckCommand runs `aw policy check-command` for both
@@ -109,9 +111,7 @@ func TestPolicyUsageAndDefaults(t *testing.T) {
 // the command writes in its own. `cd sub && echo x > /proc/self/cwd/keep.txt`
 // passed as ./keep.txt and wrote the protected sub/keep.txt.
 func TestPolicyProcSelf(t *testing.T) {
-	if _, err := os.Stat("/proc/self/cwd"); err != nil {
-		t.Skip("no /proc")
-	}
+	testenv.NeedProc(t)
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, ".agentic"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // toolsWorkspace is a workspace whose settings allow the runners and tools
@@ -87,10 +89,7 @@ func TestPolicyRunnersInAllowReachDenied(t *testing.T) {
 // TestPolicyLookAlikes: a path-qualified or symlinked executable is judged
 // by what it resolves to.
 func TestPolicyLookAlikes(t *testing.T) {
-	rm, err := exec.LookPath("rm")
-	if err != nil {
-		t.Skip("no rm")
-	}
+	rm := testenv.Need(t, "rm", "apt-get install coreutils")
 	rm, _ = filepath.EvalSymlinks(rm)
 	dir := toolsWorkspace(t, "none", runnerAllow, `"rm"`)
 	outside := t.TempDir()

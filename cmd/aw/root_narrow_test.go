@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // narrowWS is a workspace whose own policy is strict (Manual, extra
@@ -200,7 +203,7 @@ func TestRootNarrowUserFilesInsideWorkspace(t *testing.T) {
 	outside := t.TempDir()
 	os.MkdirAll(filepath.Join(outside, "aw"), 0o700)
 	if err := os.Link(filepath.Join(cfg, "aw", "approver.token"), filepath.Join(outside, "aw", "approver.token")); err != nil {
-		t.Skipf("no hard links here: %v", err)
+		testenv.Missing(t, fmt.Sprintf("hard links (%v)", err), "run the tests with TMPDIR on a file system with hard links")
 	}
 	r := runAWEnv(t, dir, nil, []string{"XDG_CONFIG_HOME=" + outside, "AW_APPROVER_TOKEN=tok-planted"}, "--root", "sub", "approval", "accept", id)
 	expect(t, r, 1, "HUMAN_REQUIRED")

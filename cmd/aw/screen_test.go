@@ -14,6 +14,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // These tests read aw's terminal output the way a human does: the built
@@ -43,7 +45,7 @@ func onScreen(t *testing.T, dir string, env []string, stdin []byte, answer strin
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		testenv.NoPty(t, err)
 	}
 	defer ptmx.Close()
 	pty.Setsize(ptmx, &pty.Winsize{Cols: screenCols, Rows: 60})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // The vcs tests build real repositories in temp dirs. The git binary is
@@ -17,9 +19,7 @@ var gitEnv = []string{"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com",
 
 func needGit(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git (the test oracle) is not installed")
-	}
+	testenv.Git(t)
 }
 
 func git(t *testing.T, dir string, args ...string) string {

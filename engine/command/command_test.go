@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 func TestCommandTimeoutRules(t *testing.T) {
@@ -93,7 +96,7 @@ func TestCommandTailReadsOnlyTheEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := f.Truncate(8 << 30); err != nil {
-		t.Skip("no sparse files here:", err)
+		testenv.Missing(t, fmt.Sprintf("sparse files (%v)", err), "run the tests on a file system with sparse files (TMPDIR on ext4, xfs, btrfs or tmpfs)")
 	}
 	f.WriteAt([]byte("\nthe end\n"), 8<<30)
 	f.Close()

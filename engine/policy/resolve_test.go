@@ -6,13 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 func realRM(t *testing.T) string {
-	p, err := exec.LookPath("rm")
-	if err != nil {
-		t.Skip("no rm on PATH")
-	}
+	p := testenv.Need(t, "rm", "apt-get install coreutils")
 	p, _ = filepath.EvalSymlinks(p)
 	return p
 }

@@ -421,33 +421,40 @@ func TestFetchRefusesPrivateAddresses(t *testing.T) {
 		t.Errorf("rebinding name: err = %v", err)
 	}
 
-	// A redirect from an allowed host (127.0.0.2, on an explicit allow
-	// list) to a private one (127.0.0.1): the second hop is refused.
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Skipf("cannot listen on 127.0.0.2: %v", err)
-	}
-	allowed := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/ok" {
+	// A redirect from an allowed host to a private one: the second hop is
+	// refused. The allowed host is 127.0.0.1 on an explicit allow list (a
+	// second loopback address such as 127.0.0.2 cannot be bound everywhere);
+	// the redirects go to the cloud metadata address and to a name the
+	// test's resolver maps to 10.0.0.1, which the guard refuses when it
+	// dials, before a packet leaves.
+	internal := fakeDNS(t, netip.MustParseAddr("10.0.0.1"))
+	var allowedHits int
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		allowedHits++
+		switch r.URL.Path {
+		case "/ok":
 			io.WriteString(w, "<title>public</title>fine")
-			return
+		case "/by-name":
+			http.Redirect(w, r, "http://internal.example.test/admin", http.StatusFound)
+		default:
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
 		}
-		if r.URL.Path == "/by-name" {
-			http.Redirect(w, r, "http://localhost:"+port+"/admin", http.StatusFound)
-			return
-		}
-		http.Redirect(w, r, private.URL+"/admin", http.StatusFound)
-	})}}
-	allowed.Start()
+	}))
 	defer allowed.Close()
-	f.Guard = netguard.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}
+	f.Guard = netguard.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "udp", internal)
+	}}}
 	if got, err := fetch(t, f, allowed.URL+"/ok"); err != nil || got.Title != "public" {
 		t.Fatalf("allowed host: %v", err)
 	}
-	for _, path := range []string{"/go", "/by-name"} {
+	for path, refused := range map[string]string{"/go": "169.254.169.254", "/by-name": "internal.example.test resolves to 10.0.0.1"} {
+		before := allowedHits
 		_, err = fetch(t, f, allowed.URL+path)
-		if !errors.As(err, &e) || e.Details["reason"] != "private-address" || e.Details["redirects"] == nil {
-			t.Errorf("redirect %s to a private host: err = %v (%v)", path, err, e)
+		if !errors.As(err, &e) || e.Code != envelope.NetworkError || e.Details["reason"] != "private-address" || e.Details["redirects"] == nil || !strings.Contains(e.Message, refused) {
+			t.Errorf("redirect %s to a private host: err = %v (%+v), want NETWORK_ERROR private-address naming %s", path, err, e, refused)
+		}
+		if allowedHits != before+1 {
+			t.Errorf("redirect %s: the allowed host was asked %d times, want once (the first hop)", path, allowedHits-before)
 		}
 	}
 	if hits != 0 {

@@ -14,6 +14,8 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 func runOut(t *testing.T, dir string, name string, args ...string) string {
@@ -31,9 +33,7 @@ func runOut(t *testing.T, dir string, name string, args ...string) string {
 // packed with deltas (and a few loose ones) through the pack reader and
 // compares each with go-git's storage.
 func TestVCSObjectStoreMatchesGoGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git (the test oracle) is not installed")
-	}
+	testenv.Git(t)
 	dir := t.TempDir()
 	run := func(args ...string) {
 		t.Helper()
