@@ -23,10 +23,14 @@ func result(ws *workspace.Workspace, tx *Transaction, summary string) envelope.E
 	if len(preview) > limit {
 		preview, truncated = envelope.Clip(preview, limit), true
 	}
+	ops := summarize(tx.Operations)
 	r := &Result{
-		TransactionID: tx.ID, Status: tx.Status, Destructive: tx.Destructive, DestructiveReasons: tx.DestructiveReasons, Replacements: tx.Replacements,
-		Operations: tx.Operations, Files: tx.Files, Directories: tx.Directories, DiffPreview: preview, DiffTruncated: truncated,
-		Committed: tx.Status == Applied, Error: tx.Error, CreatedAt: tx.CreatedAt,
+		TransactionID: tx.ID, Status: tx.Status, Destructive: tx.Destructive, DestructiveReasons: capped(tx.DestructiveReasons), Replacements: capped(tx.Replacements),
+		Operations: capped(ops), OperationCount: len(ops), OperationsTruncated: len(ops) > ListCap,
+		Files: capped(tx.Files), FileCount: len(tx.Files), FilesTruncated: len(tx.Files) > ListCap,
+		Directories: capped(tx.Directories), DirectoryCount: len(tx.Directories), DirectoriesTruncated: len(tx.Directories) > ListCap,
+		DiffPreview: preview, DiffTruncated: truncated,
+		Committed: tx.Status == Applied, Error: envelope.Clip(tx.Error, errorCap), CreatedAt: tx.CreatedAt,
 	}
 	if summary == "" {
 		summary = describe(tx)
@@ -45,6 +49,80 @@ func result(ws *workspace.Workspace, tx *Transaction, summary string) envelope.E
 		env.Retention.Importance = envelope.High
 	}
 	return env
+}
+
+// ListCap bounds every list an edit envelope carries (operations, files,
+// directories, destructive reasons, replacements); the counts say how many
+// there are and review.md holds them all.
+const ListCap = 20
+
+// errorCap bounds a transaction's recorded error inline.
+const errorCap = 2000
+
+func capped[T any](all []T) []T {
+	if len(all) > ListCap {
+		return all[:ListCap]
+	}
+	return all
+}
+
+// OpSummary is one operation as an envelope shows it: what it does and to
+// which paths, with the size, line count and SHA-256 of each text it
+// carries, never the text itself (an envelope stays bounded whatever the
+// operation writes; changes.diff and review.md hold the whole).
+type OpSummary struct {
+	Type              string `json:"type"`
+	Path              string `json:"path,omitempty"`
+	From              string `json:"from,omitempty"`
+	To                string `json:"to,omitempty"`
+	Bytes             *int   `json:"bytes,omitempty"`
+	Lines             *int   `json:"lines,omitempty"`
+	SHA256            string `json:"sha256,omitempty"`
+	SearchBytes       *int   `json:"searchBytes,omitempty"`
+	SearchLines       *int   `json:"searchLines,omitempty"`
+	SearchSHA256      string `json:"searchSha256,omitempty"`
+	ReplacementBytes  *int   `json:"replacementBytes,omitempty"`
+	ReplacementLines  *int   `json:"replacementLines,omitempty"`
+	ReplacementSHA256 string `json:"replacementSha256,omitempty"`
+	Overwrite         bool   `json:"overwrite,omitempty"`
+	CreateIfMissing   bool   `json:"createIfMissing,omitempty"`
+	ExpectedMatches   *int   `json:"expectedMatches,omitempty"`
+	ReplaceAll        bool   `json:"replaceAll,omitempty"`
+	StartLine         int    `json:"startLine,omitempty"`
+	DeleteCount       int    `json:"deleteCount,omitempty"`
+	IgnoreMissing     bool   `json:"ignoreMissing,omitempty"`
+	ExpectSHA256      string `json:"expectSha256,omitempty"`
+}
+
+func summarize(ops []Op) []OpSummary {
+	out := make([]OpSummary, len(ops))
+	for i, op := range ops {
+		s := OpSummary{Type: op.Type, Path: op.Path, From: op.From, To: op.To, Overwrite: op.Overwrite, CreateIfMissing: op.CreateIfMissing,
+			ExpectedMatches: op.ExpectedMatches, ReplaceAll: op.ReplaceAll, StartLine: op.StartLine, DeleteCount: op.DeleteCount,
+			IgnoreMissing: op.IgnoreMissing, ExpectSHA256: op.ExpectSHA256}
+		if op.Content != nil {
+			s.Bytes, s.Lines, s.SHA256 = measure(*op.Content)
+		}
+		if op.Type == "replace" {
+			s.SearchBytes, s.SearchLines, s.SearchSHA256 = measure(op.Search)
+		}
+		if op.Replacement != nil {
+			s.ReplacementBytes, s.ReplacementLines, s.ReplacementSHA256 = measure(*op.Replacement)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// measure is a text's size, line count (a last line without a newline
+// counts) and SHA-256.
+func measure(text string) (*int, *int, string) {
+	n, lines := len(text), strings.Count(text, "\n")
+	if n > 0 && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	sum := sha256.Sum256([]byte(text))
+	return &n, &lines, hex.EncodeToString(sum[:])
 }
 
 func describe(tx *Transaction) string {

@@ -84,6 +84,9 @@ type StagedRecord struct {
 // PendingApproval marks the envelope for exit code 3.
 func (s *Staged) PendingApproval() bool { return true }
 
+// TitleCap bounds an approval's title.
+const TitleCap = 1000
+
 // Clock is the gate's time source. The shipped binary always uses the real
 // clock: nothing a caller controls may move it, or a caller could expire a
 // denial. Engine tests replace it.
@@ -92,6 +95,14 @@ var Clock = time.Now
 // Check decides whether op may run (SPEC §5, seed 000). The destructive
 // check comes first, in every mode, before any approval is considered.
 func Check(ws *workspace.Workspace, op Operation) (Decision, error) {
+	// What a human decides must fit on the screen that shows it: a title
+	// is clipped, and a call whose arguments would not fit inline in the
+	// staged envelope is refused (the resume call is repeated verbatim).
+	op.Title = envelope.Clip(op.Title, TitleCap)
+	if raw, _ := json.Marshal(op.Resume.Arguments); len(raw) > ws.Settings.MaxToolResultChars/2 {
+		return Decision{}, envelope.Errorf(envelope.InvalidInput,
+			"the arguments of this call are %d bytes, more than half of maxToolResultChars (%d): too large for a human to review inline; shorten them (put long text in a file the call reads)", len(raw), ws.Settings.MaxToolResultChars).With("bytes", len(raw))
+	}
 	if op.Destructive && !ws.Settings.AllowDestructiveEdits {
 		return Decision{}, envelope.Errorf(envelope.ProtectedPath,
 			"%s is destructive: %s. Destructive operations need the allowDestructiveEdits setting, which is off; a human can turn it on with `aw config set allowDestructiveEdits true`", op.Title, op.Refusal).With("setting", "allowDestructiveEdits")
