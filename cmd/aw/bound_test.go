@@ -160,3 +160,39 @@ func oversizedValue(t reflect.Type, huge string, list, depth int) (any, bool) {
 	}
 	return nil, false
 }
+
+// TestEditListMatchesChanges: an `aw edit list` entry has the shape of an
+// `aw inspect changes` transaction, capped lists and flags included.
+func TestEditListMatchesChanges(t *testing.T) {
+	dir := t.TempDir()
+	var ops []map[string]any
+	for i := 0; i < 25; i++ {
+		ops = append(ops, map[string]any{"type": "create", "path": fmt.Sprintf("f%02d.txt", i), "content": "x\n"})
+	}
+	ops = append(ops, map[string]any{"type": "mkdir", "path": "d"})
+	raw, _ := json.Marshal(map[string]any{"operations": ops})
+	pre := runAW(t, dir, raw, "edit", "preview", "--input", "-")
+	if pre.field(t, ".data.fileCount") != 25.0 || pre.field(t, ".data.filesTruncated") != true || len(pre.field(t, ".data.files").([]any)) != 20 ||
+		pre.field(t, ".data.operationCount") != 26.0 || pre.field(t, ".data.operationsTruncated") != true {
+		t.Errorf("the preview must cap its lists at 20 with counts: %.600s", pre.Stdout)
+	}
+	list := runAW(t, dir, nil, "edit", "list")
+	changes := runAW(t, dir, nil, "inspect", "changes")
+	entry := list.field(t, ".data.transactions.0").(map[string]any)
+	want := changes.field(t, ".data.transactions.0").(map[string]any)
+	for k, v := range want {
+		if g, _ := json.Marshal(entry[k]); string(g) != string(must(json.Marshal(v))) {
+			t.Errorf("edit list %s = %s, inspect changes has %s", k, g, must(json.Marshal(v)))
+		}
+	}
+	if entry["fileCount"] != 25.0 || entry["filesTruncated"] != true || len(entry["files"].([]any)) != 20 || entry["directoryCount"] != 1.0 || entry["directories"].([]any)[0] != "d" {
+		t.Errorf("edit list entry: %v", entry)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

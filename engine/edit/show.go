@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/inspect"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -191,14 +191,11 @@ func Show(ctx context.Context, ws *workspace.Workspace, req *TxRequest) (envelop
 	return result(ws, tx, ""), nil
 }
 
-// Summary is one transaction in a listing.
+// Summary is one transaction in a listing: the shape of inspect changes'
+// transactions, and whether it is destructive.
 type Summary struct {
-	ID             string    `json:"id"`
-	Status         string    `json:"status"`
-	FileCount      int       `json:"fileCount"`
-	DirectoryCount int       `json:"directoryCount"`
-	Destructive    bool      `json:"destructive"`
-	CreatedAt      time.Time `json:"createdAt"`
+	inspect.TransactionEntry
+	Destructive bool `json:"destructive"`
 }
 
 // List returns transactions, newest first.
@@ -220,7 +217,15 @@ func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envel
 		if err != nil {
 			return envelope.Envelope{}, err
 		}
-		out = append(out, Summary{ID: tx.ID, Status: tx.Status, FileCount: len(tx.Files), DirectoryCount: len(tx.Directories), Destructive: tx.Destructive, CreatedAt: tx.CreatedAt})
+		files := make([]string, len(tx.Files))
+		for i, f := range tx.Files {
+			files[i] = f.Path
+		}
+		dirs := make([]string, len(tx.Directories))
+		for i, d := range tx.Directories {
+			dirs[i] = d.Path
+		}
+		out = append(out, Summary{TransactionEntry: inspect.NewTransactionEntry(tx.ID, tx.Status, tx.CreatedAt, files, dirs), Destructive: tx.Destructive})
 	}
 	summary := fmt.Sprintf("%d transactions", len(all))
 	if len(all) > len(out) {

@@ -88,6 +88,19 @@ type TransactionEntry struct {
 	DirectoriesTruncated bool     `json:"directoriesTruncated"`
 }
 
+// NewTransactionEntry is a transaction as every listing shows it (inspect
+// changes, edit list): the paths it touches, each list capped at 20 with
+// its count and a *Truncated flag.
+func NewTransactionEntry(id, status string, createdAt time.Time, files, dirs []string) TransactionEntry {
+	e := TransactionEntry{ID: id, Status: status, FileCount: len(files), DirectoryCount: len(dirs)}
+	if !createdAt.IsZero() {
+		e.CreatedAt = createdAt.UTC().Format(time.RFC3339)
+	}
+	e.Files, e.FilesTruncated = capList(files)
+	e.Directories, e.DirectoriesTruncated = capList(dirs)
+	return e
+}
+
 // JobEntry is one command job.
 type JobEntry struct {
 	ID         string `json:"id"`
@@ -130,13 +143,7 @@ func Changes(ctx context.Context, ws *workspace.Workspace, req *ChangesRequest) 
 	d := &ChangesData{Transactions: []TransactionEntry{}, Runs: []RunRecord{}, Jobs: []JobEntry{}, TaskBoards: []BoardRecord{},
 		ResearchProjects: []ResearchRecord{}, Approvals: []ApprovalEntry{}, Plans: []PlanEntry{}}
 	err := eachRecord(ws, "transactions", "transaction.json", func(id string, t *TransactionRecord) {
-		e := TransactionEntry{ID: orID(t.ID, id), Status: t.Status, FileCount: len(t.Files), DirectoryCount: len(t.Directories)}
-		if !t.CreatedAt.IsZero() {
-			e.CreatedAt = t.CreatedAt.UTC().Format(time.RFC3339)
-		}
-		e.Files, e.FilesTruncated = capList(paths(t.Files))
-		e.Directories, e.DirectoriesTruncated = capList(paths(t.Directories))
-		d.Transactions = append(d.Transactions, e)
+		d.Transactions = append(d.Transactions, NewTransactionEntry(orID(t.ID, id), t.Status, t.CreatedAt, paths(t.Files), paths(t.Directories)))
 	})
 	if err == nil {
 		err = eachRecord(ws, "jobs", "job.json", func(id string, j *JobRecord) {
