@@ -125,6 +125,48 @@ func measure(text string) (*int, *int, string) {
 	return &n, &lines, hex.EncodeToString(sum[:])
 }
 
+// titleFiles is how many paths an approval title names.
+const titleFiles = 10
+
+// title says what a commit or rollback of tx will do, path by path with
+// line counts: "Commit tx_…: create x.txt (+1), modify a.go (+3 −1)".
+func title(verb string, tx *Transaction) string {
+	var parts []string
+	for _, f := range tx.Files {
+		change := f.Change
+		if verb != "Commit" { // a rollback undoes each change
+			change = map[string]string{"create": "delete", "modify": "restore", "delete": "restore"}[f.Change]
+		}
+		counts := []string{}
+		if f.Additions > 0 {
+			counts = append(counts, fmt.Sprintf("+%d", f.Additions))
+		}
+		if f.Deletions > 0 {
+			counts = append(counts, fmt.Sprintf("\u2212%d", f.Deletions))
+		}
+		if verb != "Commit" {
+			counts = nil
+		}
+		part := change + " " + f.Path
+		if len(counts) > 0 {
+			part += " (" + strings.Join(counts, " ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	for _, d := range tx.Directories {
+		if !d.ExistedBefore {
+			parts = append(parts, map[bool]string{true: "mkdir ", false: "remove directory "}[verb == "Commit"]+d.Path)
+		}
+	}
+	if len(parts) == 0 {
+		return verb + " " + tx.ID
+	}
+	if len(parts) > titleFiles {
+		parts = append(parts[:titleFiles], fmt.Sprintf("and %d more", len(parts)-titleFiles))
+	}
+	return verb + " " + tx.ID + ": " + strings.Join(parts, ", ")
+}
+
 func describe(tx *Transaction) string {
 	what := counts(tx)
 	switch tx.Status {

@@ -111,7 +111,7 @@ func commit(ws *workspace.Workspace, tx *Transaction, ops []Op) (envelope.Envelo
 	}
 	d, err := gate.Check(ws, gate.Operation{
 		Kind:        "transaction",
-		Title:       "Commit " + tx.ID,
+		Title:       title("Commit", tx),
 		Hash:        tx.CommitHash,
 		Destructive: tx.Destructive,
 		Refusal:     strings.Join(tx.DestructiveReasons, "; "),
@@ -627,7 +627,7 @@ func Rollback(ctx context.Context, ws *workspace.Workspace, req *RollbackRequest
 	}
 	d, err := gate.Check(ws, gate.Operation{
 		Kind:  "transaction",
-		Title: "Roll back " + tx.ID,
+		Title: title("Roll back", tx),
 		Hash: gate.Hash(struct {
 			Action, ID string
 			Force      bool

@@ -97,11 +97,12 @@ var Clock = time.Now
 func Check(ws *workspace.Workspace, op Operation) (Decision, error) {
 	// What a human decides must fit on the screen that shows it: a title
 	// is clipped, and a call whose arguments would not fit inline in the
-	// staged envelope is refused (the resume call is repeated verbatim).
+	// staged envelope is refused (the resume call is repeated verbatim, as
+	// a tool call and as a command line, in data and summary).
 	op.Title = envelope.Clip(op.Title, TitleCap)
-	if raw, _ := json.Marshal(op.Resume.Arguments); len(raw) > ws.Settings.MaxToolResultChars/2 {
+	if raw, _ := json.Marshal(op.Resume.Arguments); len(raw) > ws.Settings.MaxToolResultChars/4 {
 		return Decision{}, envelope.Errorf(envelope.InvalidInput,
-			"the arguments of this call are %d bytes, more than half of maxToolResultChars (%d): too large for a human to review inline; shorten them (put long text in a file the call reads)", len(raw), ws.Settings.MaxToolResultChars).With("bytes", len(raw))
+			"the arguments of this call are %d bytes, more than a quarter of maxToolResultChars (%d): too large for a human to review inline; shorten them (put long text in a file the call reads)", len(raw), ws.Settings.MaxToolResultChars).With("bytes", len(raw))
 	}
 	if op.Destructive && !ws.Settings.AllowDestructiveEdits {
 		return Decision{}, envelope.Errorf(envelope.ProtectedPath,
@@ -207,8 +208,12 @@ func stage(ws *workspace.Workspace, op Operation) (Decision, error) {
 }
 
 func staged(r *Record, fresh bool) *Staged {
+	resume := *r.Resume
+	if resume.Command == "" && CommandLine != nil {
+		resume.Command = CommandLine(resume)
+	}
 	return &Staged{Status: "pending_approval", Mode: "manual", Fresh: fresh, Approval: StagedRecord{
-		ID: r.ID, Kind: r.Kind, Title: r.Title, Destructive: r.Destructive, Resume: *r.Resume,
+		ID: r.ID, Kind: r.Kind, Title: r.Title, Destructive: r.Destructive, Resume: resume,
 	}}
 }
 
@@ -233,8 +238,12 @@ func Consume(ws *workspace.Workspace, id string) error {
 func StagedEnvelope(st *Staged, mode int) envelope.Envelope {
 	a := st.Approval
 	resume, _ := json.Marshal(a.Resume.Arguments)
-	summary := fmt.Sprintf("Awaiting approval %s: %s. The user must reply /accept %s (or /deny %s <reason>), or run `aw approval accept %s` in their terminal. After approval, call %s with %s.",
+	summary := fmt.Sprintf("Awaiting approval %s: %s. The user must reply /accept %s (or /deny %s <reason>), or run `aw approval accept %s` in their terminal. After approval, call %s with %s",
 		a.ID, a.Title, a.ID, a.ID, a.ID, a.Resume.Tool, resume)
+	if a.Resume.Command != "" {
+		summary += fmt.Sprintf(" (on the command line: `%s`)", a.Resume.Command)
+	}
+	summary += "."
 	env := envelope.New("", summary, st)
 	env.Retention.Importance = envelope.Critical
 	env.Fact("approval %s pending: %s", a.ID, a.Title)
