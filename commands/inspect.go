@@ -42,10 +42,11 @@ workspace file.`,
 	})
 	list.Args = cobra.MaximumNArgs(1)
 
-	read := a.verb(dispatch.Inspect, "read", "read PATH [--start N] [--limit N] [--max-bytes N]", func(f *pflag.FlagSet, req any) {
+	read := a.verb(dispatch.Inspect, "read", "read PATH [--start N] [--start-column N] [--limit N] [--max-bytes N]", func(f *pflag.FlagSet, req any) {
 		r := req.(*inspect.ReadRequest)
 		f.IntVar(&r.StartLine, "start", 0, "first line to show, 1-based (default 1)")
 		f.IntVar(&r.Limit, "limit", 0, "lines in the window (default read.defaultLines)")
+		f.IntVar(&r.StartColumn, "start-column", 0, "1-based byte column of the start line to show from: a line longer than the budget is read in pieces, each window's nextColumn the next --start-column")
 		f.IntVar(&r.MaxBytes, "max-bytes", 0, "byte ceiling on the returned content, gutter included (can only lower read.maxBytes)")
 	}, func(req any, args []string) {
 		if len(args) > 0 {

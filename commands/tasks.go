@@ -162,7 +162,23 @@ read-only until reopen.`,
 	for _, c := range []*cobra.Command{update, remove, note} {
 		c.Args = cobra.MaximumNArgs(2)
 	}
-	cmd.AddCommand(create, list, show, add, update, remove, note, checkpoint, next, archive, reopen)
+	todo := &cobra.Command{
+		Use:   "todo",
+		Short: "The session checklist: write replaces it whole, read returns it with counts",
+		Long: `The session checklist lives in .agentic/tasks/todo.json beside the boards.
+write replaces it with the complete list it is given:
+
+  aw tasks todo write --input items.json   # {"todos":[{"content":"…","status":"in_progress"}]}
+
+Items {id, content, status pending|in_progress|completed (default pending)},
+at most 100; an item without an id gets its position ("1", "2", …).`,
+	}
+	todoWrite := a.verb(dispatch.Tasks, "todo_write", "write --input FILE|-", nil, nil)
+	todoWrite.Args = cobra.NoArgs
+	todoRead := a.verb(dispatch.Tasks, "todo_read", "read", nil, nil)
+	todoRead.Args = cobra.NoArgs
+	todo.AddCommand(todoWrite, todoRead)
+	cmd.AddCommand(create, list, show, add, update, remove, note, checkpoint, next, archive, reopen, todo)
 	return cmd
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,6 +38,15 @@ func TestEditApprovalBinding(t *testing.T) {
 	}
 	first := staged.field(t, ".data.approval.id").(string)
 	tx := staged.field(t, ".data.approval.resume.arguments.transaction_id").(string)
+	if got, want := staged.field(t, ".data.approval.title"), "Commit "+tx+": modify a.txt (+1 \u22121)"; got != want {
+		t.Errorf("the title must say what the commit does: %q, want %q", got, want)
+	}
+	if got, want := staged.field(t, ".data.approval.resume.command"), "aw edit commit "+tx; got != want {
+		t.Errorf("the resume must carry the command line: %q, want %q", got, want)
+	}
+	if s := staged.field(t, ".summary").(string); !strings.Contains(s, "`aw edit commit "+tx+"`") || !strings.Contains(s, `"transaction_id":"`+tx+`"`) {
+		t.Errorf("the staged summary must give the resume as a tool call and as a command line: %s", s)
+	}
 	if !strings.Contains(staged.field(t, ".summary").(string), first) || !strings.Contains(staged.field(t, ".summary").(string), tx) {
 		t.Fatalf("the staged summary must name the approval and the resume call: %s", staged.field(t, ".summary"))
 	}
@@ -76,7 +87,7 @@ func TestEditApprovalBinding(t *testing.T) {
 	}
 	// Rollback has its own approval: approving the commit never authorised it.
 	rb := runAW(t, dir, nil, "edit", "rollback", tx)
-	if rb.Code != 3 || rb.field(t, ".data.approval.title") != "Roll back "+tx {
+	if rb.Code != 3 || rb.field(t, ".data.approval.title") != "Roll back "+tx+": restore a.txt" {
 		t.Fatalf("rollback in Manual mode: %s", rb.Stdout)
 	}
 	if r := runAWEnv(t, dir, nil, human, "approval", "accept", rb.field(t, ".data.approval.id").(string)); r.Code != 0 {
@@ -147,4 +158,34 @@ func toStrings(v []any) []string {
 		out[i], _ = x.(string)
 	}
 	return out
+}
+
+// TestStagedResumeCommandLine: a staged call's resume is also a command
+// line, and running that line in a shell after the approval is the call:
+// the short form for edit commit, `aw call` for an action without one.
+func TestStagedResumeCommandLine(t *testing.T) {
+	dir, human := manualWorkspace(t, "")
+	staged := runAW(t, dir, nil, "vcs", "init", "--branch", "it's")
+	if staged.Code != 3 {
+		t.Fatalf("vcs init in Manual mode: exit %d %s", staged.Code, staged.Stdout)
+	}
+	line := staged.field(t, ".data.approval.resume.command").(string)
+	if !strings.HasPrefix(line, "aw call workspace_vcs '") || !strings.Contains(staged.field(t, ".summary").(string), "`"+line+"`") {
+		t.Fatalf("resume command line %q (summary %s)", line, staged.field(t, ".summary"))
+	}
+	if r := runAWEnv(t, dir, nil, human, "approval", "accept", staged.field(t, ".data.approval.id").(string)); r.Code != 0 {
+		t.Fatalf("accept: %s", r.Stdout)
+	}
+	sh := exec.Command("sh", "-c", line)
+	sh.Dir = dir
+	sh.Env = append(os.Environ(), "PATH="+filepath.Dir(awBin)+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CONFIG_HOME="+filepath.Join(dir, ".none"), "AW_ROOT=")
+	out, err := sh.Output()
+	var env map[string]any
+	if json.Unmarshal(out, &env); err != nil || env["ok"] != true {
+		t.Fatalf("running the resume line %q: %v %s", line, err, out)
+	}
+	head, _ := os.ReadFile(filepath.Join(dir, ".git", "HEAD"))
+	if !strings.Contains(string(head), "refs/heads/it's") {
+		t.Errorf("the resumed init did not use the branch: %q", head)
+	}
 }

@@ -779,7 +779,7 @@ func TestEditModes(t *testing.T) {
 		wantOK(t, r, exitPending)
 		tx := str(t, r, ".data.transactionId")
 		id := str(t, r, ".data.approval.id")
-		title := "Commit " + tx
+		title := "Commit " + tx + ": create m.txt (+1)"
 		for path, want := range map[string]any{
 			".data.status":                                   "pending_approval",
 			".data.mode":                                     "manual",
@@ -856,7 +856,7 @@ func TestEditModes(t *testing.T) {
 		before := w.snapshot()
 		r := w.aw("edit", "rollback", tx)
 		wantOK(t, r, exitPending)
-		if got := str(t, r, ".data.approval.title"); got != "Roll back "+tx {
+		if got := str(t, r, ".data.approval.title"); got != "Roll back "+tx+": delete m.txt" {
 			t.Errorf("title %s", got)
 		}
 		if got := r.field(t, ".data.approval.resume.arguments.action"); got != "rollback" {

@@ -3,9 +3,11 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -402,5 +404,71 @@ func TestInspectOther(t *testing.T) {
 		if r.Code != 2 || r.field(t, ".error.code") != "INVALID_INPUT" {
 			t.Fatalf("%q: exit %d %s", bad, r.Code, r.Stdout)
 		}
+	}
+}
+
+// TestReadLongLineInPieces reads a line longer than maxToolResultChars in
+// pieces with --start-column: each window says it is truncated, gives the
+// exact --start and --start-column to continue (in data and in facts), and
+// the pieces put together are the line, multi-byte characters included.
+func TestReadLongLineInPieces(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".agentic"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"maxToolResultChars": 1000}`), 0o644)
+	var long strings.Builder
+	for i := 0; long.Len() < 7000; i++ {
+		long.WriteString([]string{"abc", "é", "日本", " x"}[i%4])
+	}
+	os.WriteFile(filepath.Join(dir, "long.txt"), []byte("\ufefffirst\n"+long.String()+"\nlast\n"), 0o644)
+
+	first := runAW(t, dir, nil, "inspect", "read", "long.txt")
+	if first.field(t, ".data.truncated") != true || first.field(t, ".data.nextStart") != 2.0 || first.field(t, ".data.endLine") != 1.0 {
+		t.Fatalf("a window stopped before a long line must say truncated and --start 2: %s", first.Stdout)
+	}
+	facts, _ := json.Marshal(first.field(t, ".retention.facts"))
+	if !strings.Contains(string(facts), "--start 2") {
+		t.Errorf("the facts must carry the continuation: %s", facts)
+	}
+	var got strings.Builder
+	col := 1.0
+	for piece := 0; ; piece++ {
+		if piece > 50 {
+			t.Fatalf("reading in pieces does not end: %s", got.String()[:200])
+		}
+		r := runAW(t, dir, nil, "inspect", "read", "long.txt", "--start", "2", "--limit", "1", "--start-column", strconv.Itoa(int(col)))
+		if n := len(r.Stdout); n > 1000*4+envelopeOverhead {
+			t.Fatalf("piece %d envelope is %d bytes", piece, n)
+		}
+		content := r.field(t, ".data.content").(string)
+		text, ok := strings.CutPrefix(content, "     2\t")
+		if !ok {
+			t.Fatalf("piece %d does not show line 2: %q", piece, content)
+		}
+		got.WriteString(strings.TrimSuffix(text, "\n"))
+		next, more := r.Env["data"].(map[string]any)["nextColumn"].(float64)
+		if !more {
+			if r.field(t, ".data.nextStart") != 3.0 {
+				t.Errorf("the last piece must continue with --start 3: %s", r.Stdout)
+			}
+			break
+		}
+		if r.field(t, ".data.truncated") != true || r.field(t, ".data.nextStart") != 2.0 || next <= col {
+			t.Fatalf("piece %d: truncated %v, nextStart %v, nextColumn %v after %v", piece, r.field(t, ".data.truncated"), r.field(t, ".data.nextStart"), next, col)
+		}
+		facts, _ := json.Marshal(r.field(t, ".retention.facts"))
+		if want := fmt.Sprintf("--start-column %d", int(next)); !strings.Contains(string(facts), want) || !strings.Contains(r.field(t, ".summary").(string), want) {
+			t.Errorf("piece %d: summary and facts must say %q: %s", piece, want, r.Stdout)
+		}
+		col = next
+	}
+	if got.String() != long.String() {
+		t.Errorf("the pieces put together differ from the line (%d vs %d bytes)", got.Len(), long.Len())
+	}
+	// The BOM is not a column: column 1 of line 1 is its first character.
+	if r := runAW(t, dir, nil, "inspect", "read", "long.txt", "--limit", "1", "--start-column", "2"); r.field(t, ".data.content") != "     1\tirst\n" {
+		t.Errorf("--start-column 2 of a line after a BOM: %q", r.field(t, ".data.content"))
+	}
+	if r := runAW(t, dir, nil, "inspect", "read", "long.txt", "--start-column", "-1"); r.Code != 2 || r.field(t, ".error.code") != "INVALID_INPUT" {
+		t.Errorf("a negative --start-column: exit %d %s", r.Code, r.Stdout)
 	}
 }

@@ -21,5 +21,9 @@ func tasksActions() []*Action {
 		Bind(Tasks, "next", workspace.TierRead, "", "The highest-priority pending item whose dependencies are completed", tasks.Next),
 		Bind(Tasks, "archive", workspace.TierWrite, "", "Archive a board (read-only, hidden from list)", tasks.Archive),
 		Bind(Tasks, "reopen", workspace.TierWrite, "", "Reopen an archived board", tasks.Reopen),
+		// The session checklist is the caller's own plan, not a list the next
+		// agent follows: a read-only reviewer keeps one too.
+		Bind(Tasks, "todo_write", workspace.TierRead, "", "Replace the session checklist: todos [{id?, content, status pending|in_progress|completed}], at most 100", tasks.TodoWrite),
+		Bind(Tasks, "todo_read", workspace.TierRead, "", "The session checklist with its counts", tasks.TodoRead),
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/inspect"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -23,10 +23,14 @@ func result(ws *workspace.Workspace, tx *Transaction, summary string) envelope.E
 	if len(preview) > limit {
 		preview, truncated = envelope.Clip(preview, limit), true
 	}
+	ops := summarize(tx.Operations)
 	r := &Result{
-		TransactionID: tx.ID, Status: tx.Status, Destructive: tx.Destructive, DestructiveReasons: tx.DestructiveReasons, Replacements: tx.Replacements,
-		Operations: tx.Operations, Files: tx.Files, Directories: tx.Directories, DiffPreview: preview, DiffTruncated: truncated,
-		Committed: tx.Status == Applied, Error: tx.Error, CreatedAt: tx.CreatedAt,
+		TransactionID: tx.ID, Status: tx.Status, Destructive: tx.Destructive, DestructiveReasons: capped(tx.DestructiveReasons), Replacements: capped(tx.Replacements),
+		Operations: capped(ops), OperationCount: len(ops), OperationsTruncated: len(ops) > ListCap,
+		Files: capped(tx.Files), FileCount: len(tx.Files), FilesTruncated: len(tx.Files) > ListCap,
+		Directories: capped(tx.Directories), DirectoryCount: len(tx.Directories), DirectoriesTruncated: len(tx.Directories) > ListCap,
+		DiffPreview: preview, DiffTruncated: truncated,
+		Committed: tx.Status == Applied, Error: envelope.Clip(tx.Error, errorCap), CreatedAt: tx.CreatedAt,
 	}
 	if summary == "" {
 		summary = describe(tx)
@@ -45,6 +49,122 @@ func result(ws *workspace.Workspace, tx *Transaction, summary string) envelope.E
 		env.Retention.Importance = envelope.High
 	}
 	return env
+}
+
+// ListCap bounds every list an edit envelope carries (operations, files,
+// directories, destructive reasons, replacements); the counts say how many
+// there are and review.md holds them all.
+const ListCap = 20
+
+// errorCap bounds a transaction's recorded error inline.
+const errorCap = 2000
+
+func capped[T any](all []T) []T {
+	if len(all) > ListCap {
+		return all[:ListCap]
+	}
+	return all
+}
+
+// OpSummary is one operation as an envelope shows it: what it does and to
+// which paths, with the size, line count and SHA-256 of each text it
+// carries, never the text itself (an envelope stays bounded whatever the
+// operation writes; changes.diff and review.md hold the whole).
+type OpSummary struct {
+	Type              string `json:"type"`
+	Path              string `json:"path,omitempty"`
+	From              string `json:"from,omitempty"`
+	To                string `json:"to,omitempty"`
+	Bytes             *int   `json:"bytes,omitempty"`
+	Lines             *int   `json:"lines,omitempty"`
+	SHA256            string `json:"sha256,omitempty"`
+	SearchBytes       *int   `json:"searchBytes,omitempty"`
+	SearchLines       *int   `json:"searchLines,omitempty"`
+	SearchSHA256      string `json:"searchSha256,omitempty"`
+	ReplacementBytes  *int   `json:"replacementBytes,omitempty"`
+	ReplacementLines  *int   `json:"replacementLines,omitempty"`
+	ReplacementSHA256 string `json:"replacementSha256,omitempty"`
+	Overwrite         bool   `json:"overwrite,omitempty"`
+	CreateIfMissing   bool   `json:"createIfMissing,omitempty"`
+	ExpectedMatches   *int   `json:"expectedMatches,omitempty"`
+	ReplaceAll        bool   `json:"replaceAll,omitempty"`
+	StartLine         int    `json:"startLine,omitempty"`
+	DeleteCount       int    `json:"deleteCount,omitempty"`
+	IgnoreMissing     bool   `json:"ignoreMissing,omitempty"`
+	ExpectSHA256      string `json:"expectSha256,omitempty"`
+}
+
+func summarize(ops []Op) []OpSummary {
+	out := make([]OpSummary, len(ops))
+	for i, op := range ops {
+		s := OpSummary{Type: op.Type, Path: op.Path, From: op.From, To: op.To, Overwrite: op.Overwrite, CreateIfMissing: op.CreateIfMissing,
+			ExpectedMatches: op.ExpectedMatches, ReplaceAll: op.ReplaceAll, StartLine: op.StartLine, DeleteCount: op.DeleteCount,
+			IgnoreMissing: op.IgnoreMissing, ExpectSHA256: op.ExpectSHA256}
+		if op.Content != nil {
+			s.Bytes, s.Lines, s.SHA256 = measure(*op.Content)
+		}
+		if op.Type == "replace" {
+			s.SearchBytes, s.SearchLines, s.SearchSHA256 = measure(op.Search)
+		}
+		if op.Replacement != nil {
+			s.ReplacementBytes, s.ReplacementLines, s.ReplacementSHA256 = measure(*op.Replacement)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// measure is a text's size, line count (a last line without a newline
+// counts) and SHA-256.
+func measure(text string) (*int, *int, string) {
+	n, lines := len(text), strings.Count(text, "\n")
+	if n > 0 && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	sum := sha256.Sum256([]byte(text))
+	return &n, &lines, hex.EncodeToString(sum[:])
+}
+
+// titleFiles is how many paths an approval title names.
+const titleFiles = 10
+
+// title says what a commit or rollback of tx will do, path by path with
+// line counts: "Commit tx_…: create x.txt (+1), modify a.go (+3 −1)".
+func title(verb string, tx *Transaction) string {
+	var parts []string
+	for _, f := range tx.Files {
+		change := f.Change
+		if verb != "Commit" { // a rollback undoes each change
+			change = map[string]string{"create": "delete", "modify": "restore", "delete": "restore"}[f.Change]
+		}
+		counts := []string{}
+		if f.Additions > 0 {
+			counts = append(counts, fmt.Sprintf("+%d", f.Additions))
+		}
+		if f.Deletions > 0 {
+			counts = append(counts, fmt.Sprintf("\u2212%d", f.Deletions))
+		}
+		if verb != "Commit" {
+			counts = nil
+		}
+		part := change + " " + f.Path
+		if len(counts) > 0 {
+			part += " (" + strings.Join(counts, " ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	for _, d := range tx.Directories {
+		if !d.ExistedBefore {
+			parts = append(parts, map[bool]string{true: "mkdir ", false: "remove directory "}[verb == "Commit"]+d.Path)
+		}
+	}
+	if len(parts) == 0 {
+		return verb + " " + tx.ID
+	}
+	if len(parts) > titleFiles {
+		parts = append(parts[:titleFiles], fmt.Sprintf("and %d more", len(parts)-titleFiles))
+	}
+	return verb + " " + tx.ID + ": " + strings.Join(parts, ", ")
 }
 
 func describe(tx *Transaction) string {
@@ -113,14 +233,11 @@ func Show(ctx context.Context, ws *workspace.Workspace, req *TxRequest) (envelop
 	return result(ws, tx, ""), nil
 }
 
-// Summary is one transaction in a listing.
+// Summary is one transaction in a listing: the shape of inspect changes'
+// transactions, and whether it is destructive.
 type Summary struct {
-	ID             string    `json:"id"`
-	Status         string    `json:"status"`
-	FileCount      int       `json:"fileCount"`
-	DirectoryCount int       `json:"directoryCount"`
-	Destructive    bool      `json:"destructive"`
-	CreatedAt      time.Time `json:"createdAt"`
+	inspect.TransactionEntry
+	Destructive bool `json:"destructive"`
 }
 
 // List returns transactions, newest first.
@@ -142,7 +259,15 @@ func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envel
 		if err != nil {
 			return envelope.Envelope{}, err
 		}
-		out = append(out, Summary{ID: tx.ID, Status: tx.Status, FileCount: len(tx.Files), DirectoryCount: len(tx.Directories), Destructive: tx.Destructive, CreatedAt: tx.CreatedAt})
+		files := make([]string, len(tx.Files))
+		for i, f := range tx.Files {
+			files[i] = f.Path
+		}
+		dirs := make([]string, len(tx.Directories))
+		for i, d := range tx.Directories {
+			dirs[i] = d.Path
+		}
+		out = append(out, Summary{TransactionEntry: inspect.NewTransactionEntry(tx.ID, tx.Status, tx.CreatedAt, files, dirs), Destructive: tx.Destructive})
 	}
 	summary := fmt.Sprintf("%d transactions", len(all))
 	if len(all) > len(out) {

@@ -30,16 +30,24 @@ type Result struct {
 	Destructive        bool               `json:"destructive"`
 	DestructiveReasons []string           `json:"destructiveReasons"`
 	Replacements       []Replacement      `json:"replacements,omitempty"`
-	Operations         []Op               `json:"operations"`
-	Files              []FileChange       `json:"files"`
-	Directories        []DirChange        `json:"directories"`
-	DiffPreview        string             `json:"diffPreview"`
-	DiffTruncated      bool               `json:"diffTruncated,omitempty"`
-	Committed          bool               `json:"committed"`
-	NoOp               bool               `json:"noOp,omitempty"`
-	LeftDirectories    []string           `json:"leftDirectories,omitempty"`
-	Error              string             `json:"error,omitempty"`
-	CreatedAt          time.Time          `json:"createdAt"`
+	// Operations, Files and Directories hold at most ListCap entries;
+	// the counts and *Truncated say when there are more.
+	Operations           []OpSummary  `json:"operations"`
+	OperationCount       int          `json:"operationCount"`
+	OperationsTruncated  bool         `json:"operationsTruncated,omitempty"`
+	Files                []FileChange `json:"files"`
+	FileCount            int          `json:"fileCount"`
+	FilesTruncated       bool         `json:"filesTruncated,omitempty"`
+	Directories          []DirChange  `json:"directories"`
+	DirectoryCount       int          `json:"directoryCount"`
+	DirectoriesTruncated bool         `json:"directoriesTruncated,omitempty"`
+	DiffPreview          string       `json:"diffPreview"`
+	DiffTruncated        bool         `json:"diffTruncated,omitempty"`
+	Committed            bool         `json:"committed"`
+	NoOp                 bool         `json:"noOp,omitempty"`
+	LeftDirectories      []string     `json:"leftDirectories,omitempty"`
+	Error                string       `json:"error,omitempty"`
+	CreatedAt            time.Time    `json:"createdAt"`
 }
 
 // PendingApproval makes a staged result exit 3.
@@ -103,7 +111,7 @@ func commit(ws *workspace.Workspace, tx *Transaction, ops []Op) (envelope.Envelo
 	}
 	d, err := gate.Check(ws, gate.Operation{
 		Kind:        "transaction",
-		Title:       "Commit " + tx.ID,
+		Title:       title("Commit", tx),
 		Hash:        tx.CommitHash,
 		Destructive: tx.Destructive,
 		Refusal:     strings.Join(tx.DestructiveReasons, "; "),
@@ -619,7 +627,7 @@ func Rollback(ctx context.Context, ws *workspace.Workspace, req *RollbackRequest
 	}
 	d, err := gate.Check(ws, gate.Operation{
 		Kind:  "transaction",
-		Title: "Roll back " + tx.ID,
+		Title: title("Roll back", tx),
 		Hash: gate.Hash(struct {
 			Action, ID string
 			Force      bool

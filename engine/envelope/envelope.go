@@ -85,15 +85,38 @@ type Error struct {
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
+// EchoCap bounds each caller value an error message or detail repeats (a
+// name, a path, a search text): an oversized input is named by its start,
+// so a refusal stays small whatever the caller sent.
+const EchoCap = 800
+
+// messageCap bounds a whole error message.
+const messageCap = 4000
+
 // Errorf builds an *Error. The message must say what happened and what to do.
+// String and error arguments longer than EchoCap are clipped.
 func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			args[i] = clip(v, EchoCap)
+		case error:
+			if m := v.Error(); len(m) > EchoCap {
+				args[i] = clip(m, EchoCap)
+			}
+		}
+	}
+	return &Error{Code: code, Message: clip(fmt.Sprintf(format, args...), messageCap)}
 }
 
-// With adds one detail and returns the error for chaining.
+// With adds one detail and returns the error for chaining. A string longer
+// than EchoCap is clipped.
 func (e *Error) With(key string, value any) *Error {
 	if e.Details == nil {
 		e.Details = map[string]any{}
+	}
+	if s, ok := value.(string); ok {
+		value = clip(s, EchoCap)
 	}
 	e.Details[key] = value
 	return e
@@ -126,7 +149,7 @@ func New(operation, summary string, data any) Envelope {
 func Fail(operation string, err error) Envelope {
 	var e *Error
 	if !errors.As(err, &e) {
-		e = &Error{Code: Internal, Message: err.Error() + " (an internal error: retry once; if it persists, report it with the command that caused it)"}
+		e = &Error{Code: Internal, Message: clip(err.Error(), messageCap) + " (an internal error: retry once; if it persists, report it with the command that caused it)"}
 	}
 	return Envelope{
 		Protocol:  Protocol,

@@ -84,6 +84,9 @@ type StagedRecord struct {
 // PendingApproval marks the envelope for exit code 3.
 func (s *Staged) PendingApproval() bool { return true }
 
+// TitleCap bounds an approval's title.
+const TitleCap = 1000
+
 // Clock is the gate's time source. The shipped binary always uses the real
 // clock: nothing a caller controls may move it, or a caller could expire a
 // denial. Engine tests replace it.
@@ -92,6 +95,15 @@ var Clock = time.Now
 // Check decides whether op may run (SPEC §5, seed 000). The destructive
 // check comes first, in every mode, before any approval is considered.
 func Check(ws *workspace.Workspace, op Operation) (Decision, error) {
+	// What a human decides must fit on the screen that shows it: a title
+	// is clipped, and a call whose arguments would not fit inline in the
+	// staged envelope is refused (the resume call is repeated verbatim, as
+	// a tool call and as a command line, in data and summary).
+	op.Title = envelope.Clip(op.Title, TitleCap)
+	if raw, _ := json.Marshal(op.Resume.Arguments); len(raw) > ws.Settings.MaxToolResultChars/4 {
+		return Decision{}, envelope.Errorf(envelope.InvalidInput,
+			"the arguments of this call are %d bytes, more than a quarter of maxToolResultChars (%d): too large for a human to review inline; shorten them (put long text in a file the call reads)", len(raw), ws.Settings.MaxToolResultChars).With("bytes", len(raw))
+	}
 	if op.Destructive && !ws.Settings.AllowDestructiveEdits {
 		return Decision{}, envelope.Errorf(envelope.ProtectedPath,
 			"%s is destructive: %s. Destructive operations need the allowDestructiveEdits setting, which is off; a human can turn it on with `aw config set allowDestructiveEdits true`", op.Title, op.Refusal).With("setting", "allowDestructiveEdits")
@@ -196,8 +208,12 @@ func stage(ws *workspace.Workspace, op Operation) (Decision, error) {
 }
 
 func staged(r *Record, fresh bool) *Staged {
+	resume := *r.Resume
+	if resume.Command == "" && CommandLine != nil {
+		resume.Command = CommandLine(resume)
+	}
 	return &Staged{Status: "pending_approval", Mode: "manual", Fresh: fresh, Approval: StagedRecord{
-		ID: r.ID, Kind: r.Kind, Title: r.Title, Destructive: r.Destructive, Resume: *r.Resume,
+		ID: r.ID, Kind: r.Kind, Title: r.Title, Destructive: r.Destructive, Resume: resume,
 	}}
 }
 
@@ -222,8 +238,12 @@ func Consume(ws *workspace.Workspace, id string) error {
 func StagedEnvelope(st *Staged, mode int) envelope.Envelope {
 	a := st.Approval
 	resume, _ := json.Marshal(a.Resume.Arguments)
-	summary := fmt.Sprintf("Awaiting approval %s: %s. The user must reply /accept %s (or /deny %s <reason>), or run `aw approval accept %s` in their terminal. After approval, call %s with %s.",
+	summary := fmt.Sprintf("Awaiting approval %s: %s. The user must reply /accept %s (or /deny %s <reason>), or run `aw approval accept %s` in their terminal. After approval, call %s with %s",
 		a.ID, a.Title, a.ID, a.ID, a.ID, a.Resume.Tool, resume)
+	if a.Resume.Command != "" {
+		summary += fmt.Sprintf(" (on the command line: `%s`)", a.Resume.Command)
+	}
+	summary += "."
 	env := envelope.New("", summary, st)
 	env.Retention.Importance = envelope.Critical
 	env.Fact("approval %s pending: %s", a.ID, a.Title)

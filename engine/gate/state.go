@@ -49,7 +49,14 @@ type Record struct {
 type Resume struct {
 	Tool      string         `json:"tool"`
 	Arguments map[string]any `json:"arguments"`
+	// Command is the same call as an aw command line, for an agent that
+	// runs aw in a shell rather than through MCP.
+	Command string `json:"command,omitempty"`
 }
+
+// CommandLine spells a resume call as an aw command line. The dispatch
+// table, which knows every action's command-line form, sets it.
+var CommandLine func(Resume) string
 
 // State is .agentic/approvals/state.json.
 type State struct {

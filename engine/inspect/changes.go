@@ -66,6 +66,21 @@ type ResearchRecord struct {
 	Title string `json:"title"`
 }
 
+// TodoRecord is .agentic/tasks/todo.json, the session checklist.
+type TodoRecord struct {
+	Todos []struct {
+		Status string `json:"status"`
+	} `json:"todos"`
+}
+
+// TodoSummary counts the session checklist by status.
+type TodoSummary struct {
+	Total      int `json:"total"`
+	Pending    int `json:"pending"`
+	InProgress int `json:"inProgress"`
+	Completed  int `json:"completed"`
+}
+
 // RunRecord is .agentic/agents/<run_id>/state.json.
 type RunRecord struct {
 	ID     string `json:"id"`
@@ -86,6 +101,19 @@ type TransactionEntry struct {
 	DirectoryCount       int      `json:"directoryCount"`
 	Directories          []string `json:"directories"`
 	DirectoriesTruncated bool     `json:"directoriesTruncated"`
+}
+
+// NewTransactionEntry is a transaction as every listing shows it (inspect
+// changes, edit list): the paths it touches, each list capped at 20 with
+// its count and a *Truncated flag.
+func NewTransactionEntry(id, status string, createdAt time.Time, files, dirs []string) TransactionEntry {
+	e := TransactionEntry{ID: id, Status: status, FileCount: len(files), DirectoryCount: len(dirs)}
+	if !createdAt.IsZero() {
+		e.CreatedAt = createdAt.UTC().Format(time.RFC3339)
+	}
+	e.Files, e.FilesTruncated = capList(files)
+	e.Directories, e.DirectoriesTruncated = capList(dirs)
+	return e
 }
 
 // JobEntry is one command job.
@@ -122,6 +150,7 @@ type ChangesData struct {
 	ResearchProjects []ResearchRecord   `json:"researchProjects"`
 	Approvals        []ApprovalEntry    `json:"approvals"`
 	Plans            []PlanEntry        `json:"plans"`
+	Todo             TodoSummary        `json:"todo"`
 }
 
 // Changes is the recovery listing: every durable record an agent may need
@@ -130,13 +159,7 @@ func Changes(ctx context.Context, ws *workspace.Workspace, req *ChangesRequest) 
 	d := &ChangesData{Transactions: []TransactionEntry{}, Runs: []RunRecord{}, Jobs: []JobEntry{}, TaskBoards: []BoardRecord{},
 		ResearchProjects: []ResearchRecord{}, Approvals: []ApprovalEntry{}, Plans: []PlanEntry{}}
 	err := eachRecord(ws, "transactions", "transaction.json", func(id string, t *TransactionRecord) {
-		e := TransactionEntry{ID: orID(t.ID, id), Status: t.Status, FileCount: len(t.Files), DirectoryCount: len(t.Directories)}
-		if !t.CreatedAt.IsZero() {
-			e.CreatedAt = t.CreatedAt.UTC().Format(time.RFC3339)
-		}
-		e.Files, e.FilesTruncated = capList(paths(t.Files))
-		e.Directories, e.DirectoriesTruncated = capList(paths(t.Directories))
-		d.Transactions = append(d.Transactions, e)
+		d.Transactions = append(d.Transactions, NewTransactionEntry(orID(t.ID, id), t.Status, t.CreatedAt, paths(t.Files), paths(t.Directories)))
 	})
 	if err == nil {
 		err = eachRecord(ws, "jobs", "job.json", func(id string, j *JobRecord) {
@@ -168,6 +191,21 @@ func Changes(ctx context.Context, ws *workspace.Workspace, req *ChangesRequest) 
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	var todo TodoRecord
+	if _, err := ws.Store.ReadJSON(ws.StatePath("tasks", "todo.json"), &todo); err != nil {
+		return envelope.Envelope{}, err
+	}
+	for _, t := range todo.Todos {
+		d.Todo.Total++
+		switch t.Status {
+		case "pending":
+			d.Todo.Pending++
+		case "in_progress":
+			d.Todo.InProgress++
+		case "completed":
+			d.Todo.Completed++
+		}
+	}
 	st, err := gate.Load(ws, time.Now())
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -185,7 +223,13 @@ func Changes(ctx context.Context, ws *workspace.Workspace, req *ChangesRequest) 
 		plural(len(d.Runs), "agent run", "agent runs"), plural(len(d.TaskBoards), "task board", "task boards"),
 		plural(len(d.ResearchProjects), "research project", "research projects"),
 		plural(len(d.Approvals), "open approval", "open approvals"), plural(len(d.Plans), "plan", "plans"))
+	if d.Todo.Total > 0 {
+		summary += fmt.Sprintf(", a checklist of %d (%d completed)", d.Todo.Total, d.Todo.Completed)
+	}
 	env := envelope.New("", "Recovery listing: "+summary, d)
+	if d.Todo.Total > 0 {
+		env.Fact("checklist: %d items, %d pending, %d in progress, %d completed (aw tasks todo read)", d.Todo.Total, d.Todo.Pending, d.Todo.InProgress, d.Todo.Completed)
+	}
 	env.Retention.Importance = envelope.High
 	for i, a := range d.Approvals {
 		if i == 5 {

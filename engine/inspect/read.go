@@ -20,6 +20,10 @@ type ReadRequest struct {
 	StartLine int    `json:"start_line,omitempty"` // first line shown, 1-based (default 1)
 	Limit     int    `json:"limit,omitempty"`      // lines in the window (default read.defaultLines)
 	MaxBytes  int    `json:"max_bytes,omitempty"`  // byte ceiling of content (default read.maxBytes; can only lower it)
+	// StartColumn is the 1-based byte column of the start line to show
+	// from (default 1): a line longer than the budget is read in pieces,
+	// each window's nextColumn being the next piece's start_column.
+	StartColumn int `json:"start_column,omitempty"`
 }
 
 // ReadData is data of inspect.read (SPEC §6.0).
@@ -34,8 +38,14 @@ type ReadData struct {
 	SHA256      string `json:"sha256"`
 	// CharsCapped: the window was cut to fit maxToolResultChars.
 	CharsCapped bool `json:"charsCapped,omitempty"`
-	// NextStart is the --start that continues after this window.
-	NextStart   int64 `json:"nextStart,omitempty"`
+	// NextStart is the --start that continues after this window; when the
+	// window ends inside a line, NextStart is that line and NextColumn the
+	// --start-column of its first byte not shown.
+	NextStart int64 `json:"nextStart,omitempty"`
+	// StartColumn is the byte column the first line is shown from (when
+	// not 1); NextColumn is where a cut line continues.
+	StartColumn int64 `json:"startColumn,omitempty"`
+	NextColumn  int64 `json:"nextColumn,omitempty"`
 	InvalidUTF8 bool  `json:"invalidUtf8,omitempty"`
 	// LineEnding is lf, crlf or mixed (of the whole file; none without a
 	// line end). CRs before line ends are not shown, so text copied from
@@ -84,6 +94,9 @@ func Read(ctx context.Context, ws *workspace.Workspace, req *ReadRequest) (envel
 	env := envelope.New("", readSummary(d, opts), d)
 	env.Retention.Importance = envelope.Low
 	env.Fact("%s sha256 %s (%d lines, %d bytes%s)", d.Path, d.SHA256, d.TotalLines, d.TotalBytes, form(d))
+	if d.Truncated {
+		env.Fact("%s window truncated at line %d: %s", d.Path, d.EndLine, continuation(d))
+	}
 	env.Omit("data.content")
 	return env, nil
 }
@@ -92,17 +105,20 @@ func Read(ctx context.Context, ws *workspace.Workspace, req *ReadRequest) (envel
 type readOpts struct {
 	start    int64
 	limit    int64
-	maxBytes int // 0: no byte ceiling
-	maxChars int // maxToolResultChars: the envelope's inline bound
+	maxBytes int   // 0: no byte ceiling
+	maxChars int   // maxToolResultChars: the envelope's inline bound
+	column   int64 // 1-based byte column of the start line
 }
 
 func readOptions(ws *workspace.Workspace, req *ReadRequest) (readOpts, error) {
-	o := readOpts{start: 1, limit: int64(ws.Settings.Read.DefaultLines), maxBytes: ws.Settings.Read.MaxBytes, maxChars: ws.Settings.MaxToolResultChars}
+	o := readOpts{start: 1, limit: int64(ws.Settings.Read.DefaultLines), maxBytes: ws.Settings.Read.MaxBytes, maxChars: ws.Settings.MaxToolResultChars, column: 1}
 	switch {
 	case req.StartLine < 0:
 		return o, envelope.Errorf(envelope.InvalidInput, "start_line %d is negative: lines count from 1", req.StartLine).With("field", "start_line")
 	case req.Limit < 0:
 		return o, envelope.Errorf(envelope.InvalidInput, "limit %d is negative: pass a number of lines (default %d)", req.Limit, o.limit).With("field", "limit")
+	case req.StartColumn < 0:
+		return o, envelope.Errorf(envelope.InvalidInput, "start_column %d is negative: columns count from 1 (a window's nextColumn continues a cut line)", req.StartColumn).With("field", "start_column")
 	case req.MaxBytes < 0:
 		return o, envelope.Errorf(envelope.InvalidInput, "max_bytes %d is negative: pass a byte ceiling, or omit it", req.MaxBytes).With("field", "max_bytes")
 	}
@@ -111,6 +127,9 @@ func readOptions(ws *workspace.Workspace, req *ReadRequest) (readOpts, error) {
 	}
 	if req.Limit > 0 {
 		o.limit = int64(req.Limit)
+	}
+	if req.StartColumn > 0 {
+		o.column = int64(req.StartColumn)
 	}
 	// The caller may only lower the configured ceiling.
 	if req.MaxBytes > 0 && (o.maxBytes == 0 || req.MaxBytes < o.maxBytes) {
@@ -149,7 +168,10 @@ type window struct {
 	lines      []wline
 	buf        []byte
 	done       bool
-	full       bool // stopped at the budget with more of the window left
+	full       bool  // stopped at the budget with more of the window left
+	skip       int64 // bytes of the start line still to skip (start_column)
+	align      bool  // after skipping, drop continuation bytes of a cut rune
+	bomChecked bool
 }
 
 type wline struct {
@@ -158,6 +180,7 @@ type wline struct {
 	full      int64 // raw length without the newline
 	last      byte  // last raw byte before the newline
 	nl        bool  // terminated by a newline
+	skipped   bool  // shown from start_column, not from the line's start
 }
 
 // gutterMin is the least a line adds beyond its text: "%6d\t" and "\n",
@@ -173,7 +196,7 @@ func newWindow(o readOpts) *window {
 	if end < o.start { // overflow
 		end = 1<<62 - 1
 	}
-	return &window{start: o.start, end: end, budget: budget, cur: 1}
+	return &window{start: o.start, end: end, budget: budget, cur: 1, skip: o.column - 1, align: o.column > 1}
 }
 
 func (w *window) visit(b []byte) {
@@ -209,6 +232,9 @@ func (w *window) visit(b []byte) {
 		if j >= 0 {
 			seg = b[:j]
 		}
+		if l.n == w.start && (w.skip > 0 || w.align) {
+			seg = w.skipColumns(l, seg)
+		}
 		if len(seg) > 0 {
 			l.last = seg[len(seg)-1]
 			l.full += int64(len(seg))
@@ -227,19 +253,48 @@ func (w *window) visit(b []byte) {
 	}
 }
 
+// skipColumns drops the start line's bytes before start_column (columns
+// count the line as shown: after a byte order mark, without a cut rune's
+// continuation bytes) and returns what is left of seg.
+func (w *window) skipColumns(l *wline, seg []byte) []byte {
+	if l.n == 1 && !w.bomChecked {
+		w.bomChecked = true
+		if bytes.HasPrefix(seg, []byte(eol.BOM)) {
+			w.skip += int64(len(eol.BOM))
+		}
+	}
+	if len(seg) > 0 {
+		l.last = seg[len(seg)-1]
+	}
+	n := min(int64(len(seg)), w.skip)
+	w.skip -= n
+	seg = seg[n:]
+	if w.skip == 0 && w.align {
+		for len(seg) > 0 && !utf8.RuneStart(seg[0]) {
+			seg = seg[1:]
+		}
+		if len(seg) > 0 {
+			w.align = false
+		}
+	}
+	l.skipped = true
+	return seg
+}
+
 // render applies the byte ceiling and the envelope bound to the kept lines.
 func (w *window) render(o readOpts, s fileSummary) *ReadData {
 	d := &ReadData{StartLine: o.start, EndLine: o.start - 1, TotalLines: s.Lines, TotalBytes: s.Size, SHA256: s.SHA256}
 	var out, line []byte // line is reused: out keeps copies
 	runes := 0
 	endPartial := false
+	shown := 0 // bytes of the cut last line's text shown
 	for i, l := range w.lines {
 		text := w.buf[l.off : l.off+l.kept]
 		partial := int64(l.kept) < l.full
-		if !partial && l.nl && l.last == '\r' {
+		if !partial && l.nl && l.last == '\r' && len(text) > 0 {
 			text = text[:len(text)-1]
 		}
-		if l.n == 1 && s.BOM {
+		if l.n == 1 && s.BOM && !l.skipped {
 			text = bytes.TrimPrefix(text, []byte(eol.BOM))
 		}
 		if partial {
@@ -270,6 +325,7 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 				if len(cut) > 0 {
 					out = append(out, cut...)
 					d.EndLine, endPartial = l.n, true
+					shown = len(cut) - gutterLen(l.n)
 				}
 				break
 			}
@@ -284,6 +340,7 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 			}
 			out = append(out, cut...)
 			d.EndLine, endPartial = l.n, len(cut) < len(line) || partial
+			shown = len(cut) - gutterLen(l.n)
 		}
 		break
 	}
@@ -294,9 +351,20 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 		newlines-- // Lines counts the unterminated last line too
 	}
 	d.LineEnding, d.BOM = eol.Classify(newlines, s.CRLF), s.BOM
+	if o.column > 1 {
+		d.StartColumn = o.column
+	}
 	if d.EndLine >= d.StartLine && (d.EndLine < d.TotalLines || endPartial) {
 		d.Truncated = true
-		if d.EndLine < d.TotalLines {
+		switch {
+		case endPartial:
+			// The same line, from its first byte not shown.
+			col := int64(1)
+			if d.EndLine == o.start {
+				col = o.column
+			}
+			d.NextStart, d.NextColumn = d.EndLine, col+int64(max(shown, 0))
+		case d.EndLine < d.TotalLines:
 			d.NextStart = d.EndLine + 1
 		}
 	}
@@ -317,6 +385,9 @@ func appendGutter(b []byte, n int64) []byte {
 	b = append(b, digits...)
 	return append(b, '\t')
 }
+
+// gutterLen is the length of line n's gutter.
+func gutterLen(n int64) int { return max(len(strconv.FormatInt(n, 10)), 6) + 1 }
 
 // cutRunes keeps the first n characters of b.
 func cutRunes(b []byte, n int) []byte {
@@ -358,9 +429,20 @@ func readSummary(d *ReadData, o readOpts) string {
 		s += fmt.Sprintf("; the window was cut to fit maxToolResultChars (%d)", o.maxChars)
 	}
 	if d.NextStart > 0 {
-		s += "; continue with --start " + strconv.FormatInt(d.NextStart, 10)
+		s += "; " + continuation(d)
 	}
 	return s
+}
+
+// continuation is the call that reads on after a truncated window.
+func continuation(d *ReadData) string {
+	switch {
+	case d.NextColumn > 0:
+		return fmt.Sprintf("continue line %d with --start %d --start-column %d", d.NextStart, d.NextStart, d.NextColumn)
+	case d.NextStart > 0:
+		return "continue with --start " + strconv.FormatInt(d.NextStart, 10)
+	}
+	return "the window ends inside the file's last line"
 }
 
 // form names what content does not show of a file's bytes: CR LF or mixed

@@ -105,6 +105,10 @@ type Note struct {
 	Memory  bool   `json:"memory"`
 	Bytes   int    `json:"bytes"`
 	Content string `json:"content,omitempty"`
+	// Truncated: content holds the first lines that fit maxToolResultChars;
+	// NextStart is the line to read on from with inspect read.
+	Truncated bool `json:"truncated,omitempty"`
+	NextStart int  `json:"nextStart,omitempty"`
 }
 
 func content(req *Request, action string) (string, error) {
@@ -208,11 +212,24 @@ func Read(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.
 		}
 		return envelope.Envelope{}, envelope.Errorf(envelope.NotFound, "there is no note %q; `aw notes list` shows the notes", t.name).With("name", t.name)
 	}
-	env := envelope.New("", fmt.Sprintf("Read %s (%d bytes).", t.rel(ws), len(text)),
-		Note{Name: t.name, Path: t.rel(ws), Memory: t.memory, Bytes: len(text), Content: text})
+	n := Note{Name: t.name, Path: t.rel(ws), Memory: t.memory, Bytes: len(text), Content: text}
+	summary := fmt.Sprintf("Read %s (%d bytes).", t.rel(ws), len(text))
+	if max := ws.Settings.MaxToolResultChars; len(text) > max {
+		// Whole lines up to the bound, so the rest starts on a line.
+		cut := strings.LastIndexByte(text[:max], '\n') + 1
+		if cut == 0 {
+			cut = max
+		}
+		n.Content, n.Truncated, n.NextStart = text[:cut], true, strings.Count(text[:cut], "\n")+1
+		summary = fmt.Sprintf("Read %s: the first %d of %d bytes (the note is longer than maxToolResultChars); read on with `aw inspect read %s --start %d`.", t.rel(ws), cut, len(text), t.rel(ws), n.NextStart)
+	}
+	env := envelope.New("", summary, n)
 	env.Retention.Importance = envelope.Low
 	env.Omit("data.content")
 	env.Fact("note %s at %s (%d bytes)", t.name, t.rel(ws), len(text))
+	if n.Truncated {
+		env.Fact("note %s truncated inline: next --start %d", t.name, n.NextStart)
+	}
 	return env, nil
 }
 
