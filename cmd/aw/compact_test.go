@@ -150,6 +150,8 @@ func everyOperation(t testing.TB) map[string][]byte {
 		} {
 			keep(s.call("workspace_tasks", fmt.Sprintf(req, board, item)))
 		}
+		keep(s.call("workspace_tasks", `{"action":"todo_write","todos":[{"content":"read the parser","status":"completed"},{"content":"fix the off-by-one","status":"in_progress"},{"content":"add a test"}]}`))
+		keep(s.call("workspace_tasks", `{"action":"todo_read"}`))
 	}
 	// GitHub actions without a token fail before any request (and the API
 	// URL is a closed loopback port): their failure envelopes are captured.

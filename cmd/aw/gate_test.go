@@ -634,3 +634,30 @@ func TestWarningsReachTheEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandArgvAndLineOneApproval: the same command staged as an argv and
+// as a line (argv mode) is one operation: one approval, and accepting it
+// lets either form run once.
+func TestCommandArgvAndLineOneApproval(t *testing.T) {
+	dir := gateWS(t, 0)
+	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"permissionMode": 0, "commands": {"allow": ["echo"]}}`), 0o644)
+	tok := approver(t)
+	argv := runAW(t, dir, nil, "command", "run", "--", "echo", "hi")
+	expect(t, argv, 3, "")
+	line := runAW(t, dir, nil, "command", "run", "--line", "echo  'hi'")
+	expect(t, line, 3, "")
+	if a, b := argv.field(t, ".data.approval.id"), line.field(t, ".data.approval.id"); a != b {
+		t.Fatalf("argv staged %v, the same command as a line staged %v", a, b)
+	}
+	other := runAW(t, dir, nil, "command", "run", "--line", "echo hi there")
+	if other.field(t, ".data.approval.id") == argv.field(t, ".data.approval.id") {
+		t.Fatalf("a different command matched the approval")
+	}
+	expect(t, runAWEnv(t, dir, nil, tok, "approval", "accept", argv.field(t, ".data.approval.id").(string)), 0, "")
+	r := runAW(t, dir, nil, "command", "run", "--line", "echo hi")
+	expect(t, r, 0, "")
+	if r.field(t, ".data.stdoutTail") != "hi\n" {
+		t.Fatalf("the approved command did not run: %s", r.Stdout)
+	}
+	expect(t, runAW(t, dir, nil, "command", "run", "--", "echo", "hi"), 3, "") // used once
+}

@@ -293,16 +293,17 @@ func prepare(ws *workspace.Workspace, req *Request, action string) (*prepared, *
 	d, err := gate.Check(ws, gate.Operation{
 		Kind:  "command",
 		Title: clip(fmt.Sprintf("%s `%s`", verb, display(j)), 200),
-		// The approval covers what runs, where, and for how long: another
-		// argv, directory or timeout never matches it.
+		// The approval covers what runs (the resolved argv; in sh mode the
+		// canonical line), where, and for how long: another argv, directory
+		// or timeout never matches it, and the same command given as an
+		// argv or as a line is one operation with one approval.
 		Hash: gate.Hash(struct {
-			Kind, Action, Executable string
-			Args                     []string
-			Line                     string
-			Shell                    bool
-			Cwd                      string
-			Timeout                  float64
-		}{"command", action, req.Executable, j.Args, j.Line, v.Shell, cwdRel, timeout}),
+			Kind, Action string
+			Argv         []string
+			Shell        bool
+			Cwd          string
+			Timeout      float64
+		}{"command", action, j.Argv, v.Shell, cwdRel, timeout}),
 		Resume: gate.Resume{Tool: "workspace_command", Arguments: resume},
 		Review: review(j),
 	})
