@@ -328,6 +328,10 @@ func (c *checker) assign(name, exe string) {
 	if c.refused || !assignRefused(name) {
 		return
 	}
+	if matchVar(shellVars, name) {
+		c.refuse(UnsupportedSyntax, exe, "", "assigning %s in a command line is refused: it changes how the shell splits, finds or starts what it runs, so the line would no longer run as it was checked; remove the assignment", name)
+		return
+	}
 	c.refuse(DeniedPattern, exe, "", "assigning %s in a command line is refused: it changes which program runs or how a shell or tool starts; pass ordinary values only (a human sets the environment with commands.env and commands.inheritEnv)", name)
 }
 

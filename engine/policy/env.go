@@ -30,6 +30,14 @@ var startupVars = []string{
 	"AWKPATH", "AWKLIBPATH", "WGETRC", "CURL_HOME", "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "TERMINFO",
 }
 
+// shellVars change how the shell itself starts, splits, looks up or
+// traces what it runs: assigning one means the line no longer reads as the
+// checker read it, so it is refused as unsupported-syntax.
+var shellVars = []string{
+	"ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "IFS", "PS1", "PS2", "PS4",
+	"PROMPT_COMMAND", "GLOBIGNORE", "BASH_XTRACEFD", "BASH_COMPAT", "BASH_LOADABLES_PATH", "INPUTRC", "BASH_FUNC_*",
+}
+
 // lineOnlyVars are also refused when a line assigns them (X=v cmd, env
 // X=v cmd): they choose which program runs or where its configuration
 // comes from, but a human may still pass them through inheritEnv or env.
