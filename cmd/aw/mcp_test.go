@@ -242,6 +242,7 @@ var exampleArgs = map[string]map[string]any{
 	"notes.delete":            {"name": "todo"},
 	"plan.propose":            {"title": "Demo", "objective": "Show a plan", "steps": []any{"read", map[string]any{"text": "edit", "kind": "edit"}}},
 	"plan.show":               {"plan_id": "plan_missing"},
+	"tasks.todo_write":        {"todos": []any{map[string]any{"content": "read the parser"}}},
 }
 
 // everyActionWant is what each action answers in TestMCPCallsEveryAction
@@ -289,6 +290,8 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"tasks.next":              {"INVALID_INPUT", "board_id is required"},
 	"tasks.archive":           {"INVALID_INPUT", "board_id is required"},
 	"tasks.reopen":            {"INVALID_INPUT", "board_id is required"},
+	"tasks.todo_write":        {"", "todos"},
+	"tasks.todo_read":         {"", "todos"},
 	"vcs.status":              {"VCS_ERROR", "is not inside a git repository"},
 	"vcs.diff":                {"VCS_ERROR", "is not inside a git repository"},
 	"vcs.log":                 {"VCS_ERROR", "is not inside a git repository"},
