@@ -1,7 +1,6 @@
 package command
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -34,12 +33,12 @@ func resolveExecutable(ws *workspace.Workspace, name, dirAbs string, env []strin
 			}
 			p = jp.Abs
 		}
-		if !isExecutable(p) {
+		if !policy.IsExecutable(p) {
 			return "", envelope.Errorf(envelope.NotFound, "%s is not an executable file; check the path (relative paths start from the command's cwd) and its permissions", name).With("executable", name)
 		}
 		return p, nil
 	}
-	path := lookupEnv(env, "PATH")
+	path := policy.EnvValue(env, "PATH")
 	// The policy's own lookup: PATH entries inside the workspace are never
 	// searched, then node_modules/.bin (which the policy let run only when
 	// commands.allow names its workspace path).
@@ -52,19 +51,4 @@ func resolveExecutable(ws *workspace.Workspace, name, dirAbs string, env []strin
 	}
 	return "", envelope.Errorf(envelope.NotFound,
 		"executable %q was not found on the command's PATH (%q) nor in node_modules/.bin; %s", name, path, hint).With("executable", name)
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
-
-func lookupEnv(env []string, key string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
-			v = val // the last one wins, as in exec
-		}
-	}
-	return v
 }

@@ -23,7 +23,7 @@ type Executable struct {
 // write never shadows a real tool), then in node_modules/.bin from dirAbs
 // up to the root. allow and deny judge the result by what it resolves to.
 func LookPath(ws *workspace.Workspace, name, dirAbs string, env []string) Executable {
-	return lookPath(ws, name, dirAbs, searchDirs(ws.Jail.Root, lookupEnv(env, "PATH")))
+	return lookPath(ws, name, dirAbs, searchDirs(ws.Jail.Root, EnvValue(env, "PATH")))
 }
 
 // searchDirs are the PATH entries a bare name is looked up in.
@@ -45,18 +45,18 @@ func lookPath(ws *workspace.Workspace, name, dirAbs string, pathDirs []string) E
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dirAbs, p)
 		}
-		if !isExecutable(p) {
+		if !IsExecutable(p) {
 			return withTarget(root, Executable{Path: filepath.Clean(p)}, false)
 		}
 		return withTarget(root, Executable{Path: filepath.Clean(p)}, true)
 	}
 	for _, dir := range pathDirs {
-		if p = filepath.Join(dir, name); isExecutable(p) {
+		if p = filepath.Join(dir, name); IsExecutable(p) {
 			return withTarget(root, Executable{Path: p}, true)
 		}
 	}
 	for dir := dirAbs; within(root, dir); dir = filepath.Dir(dir) {
-		if p = filepath.Join(dir, "node_modules", ".bin", name); isExecutable(p) {
+		if p = filepath.Join(dir, "node_modules", ".bin", name); IsExecutable(p) {
 			return withTarget(root, Executable{Path: p}, true)
 		}
 		if dir == root || dir == filepath.Dir(dir) {
@@ -106,12 +106,14 @@ func mustRel(root, p string) string {
 	return rel
 }
 
-func isExecutable(p string) bool {
+// IsExecutable reports whether p is a regular file with an execute bit.
+func IsExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
-func lookupEnv(env []string, key string) string {
+// EnvValue is key's value in env (NAME=value entries), "" when absent.
+func EnvValue(env []string, key string) string {
 	v := ""
 	for _, kv := range env {
 		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
@@ -139,7 +141,7 @@ func (c *checker) resolveName(name string) []Executable {
 	if c.lookups == nil {
 		c.lookups = map[string][]Executable{}
 		c.env = Env(c.ws)
-		c.pathDirs = filepath.SplitList(lookupEnv(c.env, "PATH")) // Env already dropped the workspace's
+		c.pathDirs = filepath.SplitList(EnvValue(c.env, "PATH")) // Env already dropped the workspace's
 	}
 	key := name + "\x00" + strconvItoa(len(c.dirs))
 	if r, ok := c.lookups[key]; ok {
