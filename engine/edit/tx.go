@@ -167,12 +167,7 @@ func replan(ws *workspace.Workspace, tx *Transaction, ops []Op, stale error) err
 		return stale
 	}
 	tx.Files, tx.Directories, tx.Replacements = p.changes(), p.dirs, p.replaced
-	if tx.Files == nil {
-		tx.Files = []FileChange{}
-	}
-	if tx.Directories == nil {
-		tx.Directories = []DirChange{}
-	}
+	tx.emptyLists()
 	tx.Note = "planned again at commit: its files changed after the preview"
 	st, err := prepare(ws, tx, p)
 	if err != nil {
@@ -237,15 +232,7 @@ func plan(ws *workspace.Workspace, req *PreviewRequest) (*Transaction, bool, err
 		Destructive: len(p.reasons) > 0, DestructiveReasons: p.reasons, Replacements: p.replaced, IdempotencyKey: req.IdempotencyKey,
 		OpsHash: gate.Hash(norm), CreatedAt: time.Now().UTC(),
 	}
-	if tx.Files == nil {
-		tx.Files = []FileChange{}
-	}
-	if tx.Directories == nil {
-		tx.Directories = []DirChange{}
-	}
-	if tx.DestructiveReasons == nil {
-		tx.DestructiveReasons = []string{}
-	}
+	tx.emptyLists()
 	befores := p.befores()
 	type beforeHash struct{ Path, SHA256 string }
 	var hashes []beforeHash
@@ -803,4 +790,17 @@ func globEscape(name string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// emptyLists makes the lists a transaction reports [] rather than null.
+func (tx *Transaction) emptyLists() {
+	if tx.Files == nil {
+		tx.Files = []FileChange{}
+	}
+	if tx.Directories == nil {
+		tx.Directories = []DirChange{}
+	}
+	if tx.DestructiveReasons == nil {
+		tx.DestructiveReasons = []string{}
+	}
 }
