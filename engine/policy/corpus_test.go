@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentic-workspace/aw/engine/policy/rule"
@@ -11,10 +12,49 @@ import (
 )
 
 // fixture is a workspace with the directories, protected paths, a denied
-// file and an escaping symlink that the corpus refers to.
+// file and an escaping symlink that the corpus refers to, in a directory
+// of its own (for tests that add files to it).
 func fixture(t testing.TB) *workspace.Workspace {
 	t.Helper()
-	dir := t.TempDir()
+	return openFixture(t, makeFixture(t, t.TempDir()))
+}
+
+// corpusWS is the fixture for checks that only read the tree: one
+// directory per test binary, opened afresh (own settings) for every case.
+// Building the tree is most of a case's time, and the mutation run
+// executes the whole corpus once per mutant.
+func corpusWS(t testing.TB) *workspace.Workspace {
+	t.Helper()
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "aw-policy-corpus-")
+		if err == nil {
+			shared.dir, shared.err = makeFixture(t, dir), nil
+		} else {
+			shared.err = err
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return openFixture(t, shared.dir)
+}
+
+var shared struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+func makeFixture(t testing.TB, dir string) string {
+	t.Helper()
 	for _, d := range []string{"sub/deeper", ".git/hooks", ".agentic", "dist"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -28,6 +68,11 @@ func fixture(t testing.TB) *workspace.Workspace {
 	if err := os.Symlink(os.TempDir(), filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+func openFixture(t testing.TB, dir string) *workspace.Workspace {
+	t.Helper()
 	ws, err := workspace.Open(workspace.Options{Root: dir, Tier: workspace.TierExec})
 	if err != nil {
 		t.Fatal(err)
@@ -392,7 +437,7 @@ var allowed = []tcase{
 
 func run(t *testing.T, tc tcase) Verdict {
 	t.Helper()
-	ws := fixture(t)
+	ws := corpusWS(t)
 	if tc.sh {
 		ws.Settings.Commands.Interpreter = "sh"
 	}

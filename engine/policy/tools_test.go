@@ -11,7 +11,7 @@ import (
 // exampleWS is the corpus fixture with the tool itself allowed (and not
 // denied), so that its examples test the tool's rule and nothing else.
 func exampleWS(t testing.TB, names []string) *workspace.Workspace {
-	ws := fixture(t)
+	ws := corpusWS(t)
 	c := &ws.Settings.Commands
 	for _, n := range names {
 		c.Allow = append(c.Allow, n)
