@@ -12,6 +12,10 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
+// OperationAnnotation is the cobra annotation naming a verb's dispatch row
+// (its envelope operation, "inspect.read").
+const OperationAnnotation = "aw.operation"
+
 // verb builds the command for one dispatch row. bind registers the verb's
 // flags on req's fields; args copies positional arguments into req (only
 // those given, so --input can supply them instead).
@@ -25,6 +29,8 @@ func (a *app) verb(tool *dispatch.Tool, action, use string, bind func(f *pflag.F
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: row.Short,
+		// The reference generator (scripts/gendocs) finds the row by it.
+		Annotations: map[string]string{OperationAnnotation: row.Operation()},
 		RunE: func(cmd *cobra.Command, positional []string) error {
 			if err := a.applyInput(cmd, input, req); err != nil {
 				a.emit(envelope.Fail(row.Operation(), err))

@@ -75,6 +75,31 @@ const (
 	Internal         Code = "INTERNAL"
 )
 
+// Codes is every error code with what it means, in the order the
+// reference lists them.
+var Codes = []struct {
+	Code    Code
+	Meaning string
+}{
+	{InvalidInput, "the request is malformed or a value is out of range; the message names the argument and its limit (exit 2)"},
+	{NotFound, "the file, transaction, job, approval, note or record named does not exist"},
+	{ApprovalRequired, "the action needs an approval the gate does not hold (Plan mode without an approved plan, a stale approval)"},
+	{ApprovalDenied, "a human denied this exact operation; details.userReason says why, and the denial holds until it expires"},
+	{ProtectedPath, "the path is protected (.git, .agentic, protectedPatterns): readable, never writable through aw"},
+	{PathEscape, "the path is outside the workspace jail or matches denyPaths"},
+	{TransactionState, "the transaction, approval, plan, job or record is not in a state that allows the action (committing a transaction that is not planned, accepting an approval that is not pending, writing an archived research project)"},
+	{EditConflict, "the edit does not fit the file as it is: details.reason is no-match, not-unique, stale, target-exists, ..."},
+	{CommandDenied, "the command policy refused the line or argv: details.reason names the rule (metacharacter, not-allowed, denied-executable, denied-pattern, nested-command, unsupported-syntax, path-escape, sandbox-unavailable, ...)"},
+	{ExecutableDenied, "reserved for an executable that version control would start and the policy refuses; aw's git (go-git) starts none today"},
+	{ToolDisabled, "the tool is switched off by a setting (details name the setting and the value that turns it on) or is not built yet"},
+	{AgentDisabled, "the action needs sub-agents, which are off or not configured"},
+	{HumanRequired, "a human verb was called without a human at a controlling terminal"},
+	{Timeout, "the action ran out of its time limit"},
+	{NetworkError, "the network refused or failed (including addresses aw's egress guard refuses)"},
+	{VCSError, "the repository operation failed (a conflict, a missing ref, a dirty tree)"},
+	{Internal, "a fault of aw or of the machine (disk full, permissions); the message says what failed"},
+}
+
 // Error is both the envelope's error object and a Go error, so engine code
 // returns it like any other error and the front end turns it into a result.
 type Error struct {

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -41,8 +40,12 @@ func TestCommittedDocsAreFresh(t *testing.T) {
 			}
 		}
 	}
+	fresh1, _ := os.ReadFile(filepath.Join(fresh, ReferenceFile))
+	if committed, err := os.ReadFile(filepath.Join(repo, ReferenceFile)); err != nil || !bytes.Equal(committed, fresh1) {
+		problems = append(problems, "changed: "+ReferenceFile)
+	}
 	if len(problems) > 0 {
-		t.Fatalf("the committed man pages and completions are stale:\n  %s\nrun scripts/gen-docs and commit man/ and completions/",
+		t.Fatalf("the committed man pages, completions and reference are stale:\n  %s\nrun scripts/gen-docs and commit man/, completions/ and docs/",
 			strings.Join(problems, "\n  "))
 	}
 }
@@ -66,6 +69,11 @@ func TestGenerateIsDeterministic(t *testing.T) {
 				t.Errorf("%s/%s differs between two runs", dir, name)
 			}
 		}
+	}
+	ra, _ := os.ReadFile(filepath.Join(a, ReferenceFile))
+	rb, _ := os.ReadFile(filepath.Join(b, ReferenceFile))
+	if len(ra) == 0 || !bytes.Equal(ra, rb) {
+		t.Errorf("%s is empty or differs between two runs", ReferenceFile)
 	}
 	for _, name := range []string{"aw.1", "aw-completion-bash.1"} {
 		if _, err := os.Stat(filepath.Join(a, ManDir, name)); err != nil {
@@ -103,11 +111,3 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
-func sortedKeys(m map[string][]byte) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

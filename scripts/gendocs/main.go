@@ -62,6 +62,13 @@ func Generate(out string) error {
 		return fmt.Errorf("man pages: %w", err)
 	}
 
+	if err := os.MkdirAll(filepath.Join(out, "docs"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, ReferenceFile), reference(root), 0o644); err != nil {
+		return err
+	}
+
 	completions := []struct {
 		name string
 		gen  func(*bytes.Buffer) error
