@@ -31,10 +31,6 @@ type Action struct {
 	Gate  string         // gate class: "" never gated; transaction, command, vcs, web, browser, agent
 	Human bool           // a human verb (SPEC §5.1): the engine checks the caller
 	Short string         // one line for help text and schemas
-	// Args and Flags are the request fields its command line takes as
-	// positional arguments (in order) and as boolean --flags: how a resume
-	// call is spelled for a shell (CommandLine).
-	Args, Flags []string
 
 	newReq func() any
 	run    func(ctx context.Context, ws *workspace.Workspace, req any) (envelope.Envelope, error)

@@ -8,14 +8,11 @@ import (
 // Preview, show and list change nothing in the workspace: the read tier
 // may call them. apply, commit and rollback go through the gate.
 func editActions() []*Action {
-	commit := Bind(Edit, "commit", workspace.TierWrite, "transaction", "Commit a planned transaction, all or nothing", edit.Commit)
-	commit.Args = []string{"transaction_id"}
-	rollback := Bind(Edit, "rollback", workspace.TierWrite, "transaction", "Restore what a committed transaction changed", edit.Rollback)
-	rollback.Args, rollback.Flags = []string{"transaction_id"}, []string{"force"}
 	return []*Action{
 		Bind(Edit, "preview", workspace.TierRead, "", "Plan a transaction and show its diff; nothing on disk changes", edit.Preview),
 		Bind(Edit, "apply", workspace.TierWrite, "transaction", "Preview and commit in one call (gated as the commit)", edit.Apply),
-		commit, rollback,
+		Bind(Edit, "commit", workspace.TierWrite, "transaction", "Commit a planned transaction, all or nothing", edit.Commit),
+		Bind(Edit, "rollback", workspace.TierWrite, "transaction", "Restore what a committed transaction changed", edit.Rollback),
 		Bind(Edit, "show", workspace.TierRead, "", "Show one transaction", edit.Show),
 		Bind(Edit, "list", workspace.TierRead, "", "List transactions, newest first", edit.List),
 	}

@@ -190,7 +190,7 @@ func arguments(b *bytes.Buffer, row *dispatch.Action, fs *pflag.FlagSet) {
 // spelled says how an undocumented argument is given on the command line:
 // as a positional argument or as the flag of the same name.
 func spelled(name string, row *dispatch.Action, fs *pflag.FlagSet) string {
-	for i, a := range row.Args {
+	for i, a := range row.Positional() {
 		if a == name {
 			return fmt.Sprintf("positional argument %d of the command line", i+1)
 		}
