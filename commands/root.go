@@ -26,7 +26,7 @@ import (
 // Version is set at build time (-ldflags "-X .../commands.Version=v1.2.3").
 var Version = "dev"
 
-// Exit codes (SPEC §3.5).
+// Exit codes: 0 ok, 1 ok:false, 2 usage, 3 staged for approval.
 const (
 	ExitOK      = 0
 	ExitFailed  = 1
@@ -158,7 +158,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	root.SetHelpCommandGroupID("human")
 	root.SetCompletionCommandGroupID("human")
 	// Only the invoked noun's subtree is built: the whole tree costs more
-	// than the rest of a small call, and start-up is on every call (SPEC §8).
+	// than the rest of a small call, and start-up is on every call.
 	// Help, completion, typos and the docs generator see every noun.
 	nouns := a.nouns()
 	word := firstWord(root, args)
@@ -307,7 +307,8 @@ func (a *app) emit(env envelope.Envelope) {
 	}
 }
 
-// warn writes a line to stderr, only when stderr is a terminal (SPEC §3.3).
+// warn writes a line to stderr, only when stderr is a terminal: json output
+// stays the envelope alone.
 func (a *app) warn(format string, args ...any) {
 	if a.io.Terminal(a.io.Err) {
 		fmt.Fprintf(a.io.Err, "aw: %s\n", visible.Line(fmt.Sprintf(format, args...)))

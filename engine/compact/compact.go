@@ -1,5 +1,5 @@
 // Package compact is the compressor side of the agentic-workspace/v1
-// protocol (seed 001): it shrinks an envelope for a compacted transcript
+// protocol: it shrinks an envelope for a compacted transcript
 // while keeping what an agent needs to resume — summary, facts, error,
 // artifact references, and the data keys the importance rule recognises,
 // with resume calls verbatim. Harness authors import it; `aw envelope
@@ -15,7 +15,8 @@ import (
 	"unicode/utf8"
 )
 
-// Seed 001's limits.
+// Compaction limits: the default budget, the summary clip, and the facts
+// kept normally and when still over budget.
 const (
 	DefaultBudget      = 12000 // characters of compacted JSON
 	MaxSummaryChars    = 4000
@@ -86,8 +87,9 @@ func isEnvelope(o *object) bool {
 	return p == envelopeProtocol
 }
 
-// The importance rule (seed 001, agenticProtocol.ts isImportantKey, with
-// the keys the accompanying release adds for the permission gate).
+// The importance rule: a data key is kept when it is one of these names,
+// ends with a suffix or starts with a prefix. The gate's keys (approval ...
+// pendingApprovals) are in the names so a pending approval survives.
 var (
 	importantNames = set("id", "status", "mode", "title", "kind", "destructive", "plan", "files", "commands",
 		"approval", "approvals", "plans", "activePlan", "pendingPlan", "pendingApprovals")
@@ -143,10 +145,10 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-// compactEnvelope applies seed 001: omit the declared paths; keep the
-// envelope's own fields (summary clipped, facts capped), error and
-// artifacts; keep recognised data keys; and, if that is still over budget,
-// replace data with the recovery-field list (re-attaching a staged approval).
+// compactEnvelope omits the declared paths; keeps the envelope's own fields
+// (summary clipped, facts capped), error, artifacts and recognised data keys;
+// and, if that is still over budget, replaces data with the recovery-field
+// list (re-attaching a staged approval).
 func compactEnvelope(env *object, budget int) (*object, bool) {
 	env = env.clone()
 	var omit []string

@@ -9,8 +9,8 @@ import (
 var Approval = &Tool{Noun: "approval", Short: "The human's side of the permission gate"}
 
 // Prompt is aw's own noun for the prompt preprocessor a chat harness pipes
-// every user message through (SPEC §5.2). It is a noun of its own, not an
-// approval verb, because most messages decide nothing.
+// every user message through. It is a noun of its own, not an approval verb,
+// because most messages decide nothing.
 var Prompt = &Tool{Noun: "prompt", Short: "Preprocess a user message: /accept, /deny and the permission-mode hint"}
 
 // Deciding changes the gate's records, and the token is a file: the write

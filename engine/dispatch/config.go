@@ -5,7 +5,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// config is aw's own noun, not a seed tool: it is not offered over MCP.
+// config is aw's own noun, not a workspace_* tool: it is not offered over MCP.
 // set and init write .agentic/: the write tier, human or not.
 func configActions() []*Action {
 	set := Bind(Config, "set", workspace.TierWrite, "", "Set a setting in .agentic/config.json (a human verb)", config.Set)

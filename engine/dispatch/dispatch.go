@@ -26,19 +26,19 @@ type Func[R any] func(ctx context.Context, ws *workspace.Workspace, req *R) (env
 // Action is one row of the table.
 type Action struct {
 	Tool  *Tool
-	Name  string         // the seed's action name, snake_case ("semantic_search")
+	Name  string         // action name in tool calls, snake_case ("semantic_search")
 	Tier  workspace.Tier // the least tier that may call it
 	Gate  string         // gate class: "" never gated; transaction, command, vcs, web, browser, agent
-	Human bool           // a human verb (SPEC §5.1): the engine checks the caller
+	Human bool           // only a human may call it: the engine checks the caller
 	Short string         // one line for help text and schemas
 
 	newReq func() any
 	run    func(ctx context.Context, ws *workspace.Workspace, req any) (envelope.Envelope, error)
 }
 
-// Tool groups actions under one seed tool name.
+// Tool groups actions under one tool name.
 type Tool struct {
-	Name  string // seed name, "workspace_inspect"; "" for aw's own nouns (config)
+	Name  string // MCP name, "workspace_inspect"; "" for aw's own nouns (config)
 	Noun  string // command-line noun and operation prefix, "inspect"
 	Short string
 	// Enabled reports whether settings register the tool, and if not, the
@@ -69,7 +69,7 @@ func Bind[R any](tool *Tool, name string, tier workspace.Tier, gate string, shor
 	}
 }
 
-// Find returns the action by tool name (seed or noun) and action name
+// Find returns the action by tool name (workspace_* or noun) and action name
 // (snake_case or the command-line spelling).
 func Find(tool, action string) (*Action, error) {
 	action = strings.ReplaceAll(action, "-", "_")
@@ -88,7 +88,7 @@ func Find(tool, action string) (*Action, error) {
 	return nil, envelope.Errorf(envelope.InvalidInput, "tool %s has no action %q: its actions are %s", tool, action, strings.Join(known, ", ")).With("action", action)
 }
 
-// ToolNames lists the distinct tool names that have a seed name.
+// ToolNames lists the distinct workspace_* tool names.
 func ToolNames() []string {
 	seen := map[string]bool{}
 	var out []string
@@ -164,7 +164,7 @@ func (a *Action) tierRefusal(cap workspace.Tier) error {
 		"%s needs tier %s (%s) but this call is capped at --tier %s: run it without that cap, or with --tier %s%s", a.Operation(), a.Tier, what, cap, a.Tier, also).With("tier", a.Tier.String())
 }
 
-// Decode reads a JSON request object (the seed's argument object) into a
+// Decode reads a JSON request object (a tool call's arguments) into a
 // fresh request. The "action" key is ignored; any other unknown key is
 // INVALID_INPUT naming it.
 func (a *Action) Decode(raw []byte) (any, error) {

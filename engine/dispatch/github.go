@@ -5,9 +5,9 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// The GitHub REST actions are rows of the vcs tool (seed 000
-// workspace_vcs), so vcs.enabled governs them. They reach the network:
-// TierExec. issue_create and pr_create go through the gate as kind vcs.
+// The GitHub REST actions are rows of the vcs tool (workspace_vcs), so
+// vcs.enabled governs them. They reach the network: TierExec. issue_create
+// and pr_create go through the gate as kind vcs.
 func githubActions() []*Action {
 	return []*Action{
 		Bind(VCS, "gh_auth", workspace.TierExec, "", "Who the GitHub token belongs to (GET /user)", github.Auth),

@@ -6,8 +6,8 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// The tools, by their seed names (seed 000). A tool whose actions have not
-// landed yet has no rows, so it is neither listed nor callable.
+// The tools, by the names MCP clients see (workspace_*). A tool whose actions
+// have not landed yet has no rows, so it is neither listed nor callable.
 var (
 	Inspect = &Tool{Name: "workspace_inspect", Noun: "inspect", Short: "Read the workspace: files, searches, state for recovery"}
 	Edit    = &Tool{Name: "workspace_edit", Noun: "edit", Short: "All-or-nothing file transactions"}
@@ -22,7 +22,7 @@ var (
 	Browser  = &Tool{Name: "workspace_browser", Noun: "browser", Short: "Browser sessions", Enabled: setting("browser.enabled", func(s *workspace.Settings) bool { return s.Browser.Enabled })}
 	Agent    = &Tool{Name: "workspace_agent", Noun: "agent", Short: "Durable sub-agents", Enabled: setting("agents.enabled", func(s *workspace.Settings) bool { return s.Agents.Enabled })}
 
-	// aw's own nouns: not seed tools, so not offered to agents over MCP.
+	// aw's own nouns: not workspace_* tools, so not offered to agents over MCP.
 	Config = &Tool{Noun: "config", Short: "Settings (set is a human verb)"}
 	Store  = &Tool{Noun: "store", Short: "Housekeeping of .agentic/ (gc is a human verb)"}
 )
@@ -47,7 +47,8 @@ func Table() []*Action {
 }
 
 // Registered lists the tools the settings and tier make available, with the
-// actions of each that the tier allows (seed 000 registration rules).
+// actions of each that the tier allows: a tool's Enabled setting decides
+// (plan only outside Auto), and a tool with no action left is not listed.
 func Registered(ws *workspace.Workspace) []workspace.ToolInfo {
 	var out []workspace.ToolInfo
 	index := map[*Tool]int{}

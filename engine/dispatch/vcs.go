@@ -5,7 +5,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// The go-git rows of the vcs tool (seed 000 workspace_vcs, SPEC §6.10).
+// The go-git rows of the vcs tool (workspace_vcs).
 // Reads are TierRead; init, add, commit, checkout and branch create/delete
 // change the repository (TierWrite, gated as kind vcs); push reaches a
 // remote (TierExec). branch lists without create/delete, so its row is

@@ -15,8 +15,8 @@ import (
 // BenchmarkCommit200 compares committing a 200-file transaction (fsynced,
 // journaled) with the least any durable writer must do: a temp file, fsync
 // and rename per file, then one directory fsync. Both run alternately on
-// the same files in the same process; the ratio is the figure of SPEC §8
-// (target <= 1.2x and under 1 s).
+// the same files in the same process; the ratio is the figure that counts
+// (target <= 1.2x, and under 1 s).
 //
 //	go test ./engine/edit -run '^$' -bench Commit200 -benchtime 10x
 func BenchmarkCommit200(b *testing.B) {
@@ -98,7 +98,7 @@ func median(d []time.Duration) time.Duration {
 }
 
 // BenchmarkPreviewReplace5000 previews a replace that changes every line of
-// a 5,000-line file (diff, artifacts and all). SPEC asks for the figure.
+// a 5,000-line file (diff, artifacts and all): what a large preview costs.
 //
 //	go test ./engine/edit -run '^$' -bench PreviewReplace5000
 func BenchmarkPreviewReplace5000(b *testing.B) {

@@ -1,19 +1,19 @@
 // Package edit owns workspace_edit: all-or-nothing file transactions that an
 // agent previews, a human may approve, and that commit and roll back as a
-// whole (SPEC §6.2, seed 000). A transaction lives in
-// .agentic/transactions/<tx_id>/: transaction.json, changes.diff, review.md,
-// and blobs/<sha256> holding every distinct content the files had before
-// and will have after, so commit writes exactly what was previewed and
-// rollback restores exactly what was there (persist.go). Older
-// transactions keep before/<n> and after/<n> instead and are still read.
-// It never prints; every gated action goes through engine/gate.
+// whole. A transaction lives in .agentic/transactions/<tx_id>/:
+// transaction.json, changes.diff, review.md, and blobs/<sha256> holding every
+// distinct content the files had before and will have after, so commit writes
+// exactly what was previewed and rollback restores exactly what was there
+// (persist.go). Older transactions keep before/<n> and after/<n> instead and
+// are still read. It never prints; every gated action goes through
+// engine/gate.
 package edit
 
 import (
 	"time"
 )
 
-// Op is one operation, in the seed's argument form.
+// Op is one operation as a caller sends it (snake_case JSON).
 type Op struct {
 	Type             string  `json:"type"`
 	Path             string  `json:"path,omitempty"`

@@ -8,13 +8,13 @@ import (
 )
 
 // gutterRE matches the line-number gutter a numbered read adds: aw's own
-// cat -n form ("     12\t") and the seed's "12 | " form.
+// cat -n form ("     12\t") and the "12 | " form.
 var gutterRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ *(\d+)(?:\t| \| | \|$)`) })
 
-// hasGutter applies seed 000's check: a majority of the non-empty lines
-// carry a gutter, at least two of them, and two adjacent lines carry
-// numbers ascending by exactly one. The run is what separates read output
-// (n, n+1, ...) from data that happens to use pipes or numbers.
+// hasGutter reports whether text still carries a read's gutter: a majority of
+// the non-empty lines carry a gutter, at least two of them, and two adjacent
+// lines carry numbers ascending by exactly one. The run is what separates
+// read output (n, n+1, ...) from data that happens to use pipes or numbers.
 func hasGutter(text string) bool {
 	lines := strings.Split(text, "\n")
 	nonEmpty, numbered := 0, 0

@@ -18,9 +18,10 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// Result is the data of every edit action (SPEC §6.0). When a gated call
-// is staged, status is "pending_approval" with mode and approval, and the
-// transaction's own status moves to transactionStatus.
+// Result is the data of every edit action: the transaction, its files and,
+// when staged, the approval; scripts rely on its field names. When a gated
+// call is staged, status is "pending_approval" with mode and approval, and
+// the transaction's own status moves to transactionStatus.
 type Result struct {
 	TransactionID      string             `json:"transactionId"`
 	Status             string             `json:"status"`

@@ -13,7 +13,8 @@ import (
 // Protocol is the value of every envelope's protocol field.
 const Protocol = "agentic-workspace/v1"
 
-// Envelope is the one result shape of every action (seed 000, SPEC §3.4).
+// Envelope is the one result shape of every action, agentic-workspace/v1;
+// its field names are fixed.
 type Envelope struct {
 	Protocol  string     `json:"protocol"`
 	OK        bool       `json:"ok"`
@@ -26,7 +27,7 @@ type Envelope struct {
 }
 
 // Retention tells a context compressor what to keep when the transcript is
-// compacted (seed 001).
+// compacted: facts are kept, the omit_when_summarizing paths dropped.
 type Retention struct {
 	Importance string   `json:"importance"`
 	Facts      []string `json:"facts,omitempty"`
@@ -51,7 +52,7 @@ type Artifact struct {
 	Description string `json:"description,omitempty"`
 }
 
-// Code is one of the error codes of SPEC §3.6.
+// Code is one of aw's error codes; callers branch on them, so none is renamed.
 type Code string
 
 // The error codes. Every message built with them says what to do next.

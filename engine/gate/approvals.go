@@ -1,9 +1,9 @@
 package gate
 
 // This file is the human's side of the gate: listing, showing and deciding
-// approval and plan records (SPEC §5.1, §6.4). Deciding is a human verb:
-// RequireHuman admits a terminal or the approver token, and only the
-// terminal path is asked to confirm.
+// approval and plan records. Deciding is a human verb: RequireHuman admits a
+// terminal or the approver token, and only the terminal path is asked to
+// confirm.
 
 import (
 	"context"
@@ -51,7 +51,8 @@ type DenyRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// ApprovalItem is one entry of approval.list (SPEC §6.0).
+// ApprovalItem is one entry of approval.list, newest first; scripts rely on
+// its field names.
 type ApprovalItem struct {
 	ID        string    `json:"id"`
 	Kind      string    `json:"kind"`

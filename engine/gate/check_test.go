@@ -24,7 +24,7 @@ func decide(t *testing.T, ws *workspace.Workspace, id, to string) {
 	}
 }
 
-// TestCheckModes is the seed's table: Auto runs, Plan needs an approved
+// TestCheckModes is the gate's mode table: Auto runs, Plan needs an approved
 // plan, Manual stages; destructive is refused first in every mode.
 func TestCheckModes(t *testing.T) {
 	for _, mode := range []int{Manual, Plan, Auto} {

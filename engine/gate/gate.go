@@ -17,7 +17,8 @@ import (
 // MaxRecords is how many approval and plan records are kept.
 const MaxRecords = 300
 
-// Permission modes (seed 000).
+// Permission modes: 0 Manual stages every mutating call, 1 Plan needs an
+// approved plan, 2 Auto runs.
 const (
 	Manual = 0
 	Plan   = 1
@@ -64,7 +65,8 @@ type Decision struct {
 	Staged *Staged
 }
 
-// Staged is the data of a pending-approval result (SPEC §6.0).
+// Staged is the data every pending-approval result carries (status, mode,
+// approval), whatever else its data holds.
 type Staged struct {
 	Status   string       `json:"status"`
 	Mode     string       `json:"mode"`
@@ -92,8 +94,9 @@ const TitleCap = 1000
 // denial. Engine tests replace it.
 var Clock = time.Now
 
-// Check decides whether op may run (SPEC §5, seed 000). The destructive
-// check comes first, in every mode, before any approval is considered.
+// Check decides whether op runs, is staged or is refused, by mode. The
+// destructive check comes first, in every mode, before any approval is
+// considered.
 func Check(ws *workspace.Workspace, op Operation) (Decision, error) {
 	// What a human decides must fit on the screen that shows it: a title
 	// is clipped, and a call whose arguments would not fit inline in the
@@ -234,7 +237,8 @@ func Consume(ws *workspace.Workspace, id string) error {
 }
 
 // StagedEnvelope builds the result of a staged call: the summary spells out
-// who decides and the exact resume call, and the ids go in facts (seed 001).
+// who decides and the exact resume call, and the ids go in facts, which a
+// compressor keeps.
 func StagedEnvelope(st *Staged, mode int) envelope.Envelope {
 	a := st.Approval
 	resume, _ := json.Marshal(a.Resume.Arguments)

@@ -23,11 +23,12 @@ func TokenPath(ws *workspace.Workspace) string {
 	return filepath.Join(ws.ConfigHome, "aw", "approver.token")
 }
 
-// RequireHuman lets a human verb (SPEC §5.1) run only for a caller on a
-// terminal (stdin and stdout) or one holding the approver token. The token
-// file is trusted only outside the workspace and allowPaths roots, owned by
-// the current user and unreadable by others, so an agent that can write
-// files through aw cannot mint its own approver.
+// RequireHuman lets a human verb (approval accept/deny, config set, gc, ...)
+// run only for a caller at the controlling terminal (stdin a terminal and
+// /dev/tty opens) or one holding the approver token. The token file is
+// trusted only outside the workspace and allowPaths roots, owned by the
+// current user and unreadable by others, so an agent that can write files
+// through aw cannot mint its own approver.
 func RequireHuman(ws *workspace.Workspace, verb string) error {
 	if ws.Caller.Terminal {
 		return nil

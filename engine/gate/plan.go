@@ -1,8 +1,8 @@
 package gate
 
-// This file is workspace_plan (seed 000, SPEC §6.3): plans are records in
-// the same state file as approvals (kind "plan"), with their text under
-// .agentic/plans/<plan_id>/. Plan actions are never gated.
+// This file is workspace_plan: plans are records in the same state file as
+// approvals (kind "plan"), with their text under .agentic/plans/<plan_id>/.
+// Plan actions are never gated.
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// Plan limits (seed 000).
+// Plan limits: what one plan may hold, and the page size of plan lists.
 const (
 	MaxPlanSteps    = 40
 	MaxPlanFiles    = 100
@@ -194,7 +194,7 @@ func oneOf(v string, set []string) bool {
 	return false
 }
 
-// validatePlan checks the seed's limits and returns the normalized plan:
+// validatePlan checks the plan limits and returns the normalized plan:
 // text trimmed, file paths root-relative with forward slashes.
 func validatePlan(ws *workspace.Workspace, in *PlanDoc) (PlanDoc, error) {
 	var p PlanDoc

@@ -1,10 +1,10 @@
 package gate
 
-// This file is the prompt preprocessor (seed 000, SPEC §5.2): a chat
-// harness pipes every user message through it. A leading /accept or /deny
-// decides a record and replaces the message with an <agentic-approval>
-// block; outside Auto an <agentic-mode> block is appended. The compressor's
-// own commands pass through untouched.
+// This file is the prompt preprocessor (aw prompt): a chat harness pipes
+// every user message through it. A leading /accept or /deny decides a record
+// and replaces the message with an <agentic-approval> block; outside Auto an
+// <agentic-mode> block is appended. The compressor's own commands pass
+// through untouched.
 
 import (
 	"context"

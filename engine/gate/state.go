@@ -1,7 +1,6 @@
-// Package gate owns the permission gate (SPEC §5): permission modes,
-// approval and plan records, destructive checks and the human verbs. Every
-// gated action of every tool calls it; it never prints and never runs the
-// action itself.
+// Package gate owns the permission gate: permission modes, approval and plan
+// records, destructive checks and the human verbs. Every gated action of
+// every tool calls it; it never prints and never runs the action itself.
 package gate
 
 import (
@@ -11,7 +10,8 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// Record statuses (seed 000).
+// Record statuses: pending, approved and denied expire after Lifetime;
+// consumed, completed and superseded are terminal.
 const (
 	Pending    = "pending"
 	Approved   = "approved"

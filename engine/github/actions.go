@@ -18,7 +18,8 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// The request types are the seed's argument objects (snake_case).
+// The request types are the tool's JSON arguments (snake_case), as MCP and
+// --input send them.
 
 // AuthRequest is gh_auth's (no arguments).
 type AuthRequest struct{}

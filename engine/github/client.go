@@ -1,12 +1,11 @@
-// Package github owns aw's GitHub actions (SPEC §6.10, seed 000
-// workspace_vcs: gh_auth, issue_list, issue_create, pr_list, pr_create,
-// pr_diff) over the REST API with net/http: base URL github.apiUrl, so
-// GitHub Enterprise works, and the token from the environment variable
-// github.tokenEnv names. It must never let the token reach an envelope,
-// an artifact, an error message or a log: the token lives only in the
-// Authorization header of requests to github.apiUrl, and every string that
-// leaves the package is scrubbed of it. It never prints and runs no
-// process (no gh, no git).
+// Package github owns aw's GitHub actions (workspace_vcs: gh_auth,
+// issue_list, issue_create, pr_list, pr_create, pr_diff) over the REST API
+// with net/http: base URL github.apiUrl, so GitHub Enterprise works, and the
+// token from the environment variable github.tokenEnv names. It must never
+// let the token reach an envelope, an artifact, an error message or a log:
+// the token lives only in the Authorization header of requests to
+// github.apiUrl, and every string that leaves the package is scrubbed of it.
+// It never prints and runs no process (no gh, no git).
 package github
 
 import (

@@ -37,7 +37,8 @@ type NotesInfo struct {
 	MemoryPath   string `json:"memoryPath"`
 }
 
-// StorageEntry is one row of the .agentic/ map (SPEC §3.7).
+// StorageEntry is one row of the .agentic/ map: a path, what it holds, and
+// whether it exists yet.
 type StorageEntry struct {
 	Path   string `json:"path"`
 	Holds  string `json:"holds"`
@@ -66,7 +67,7 @@ type OverviewData struct {
 	Tree *ListData `json:"tree"`
 }
 
-// storageMap is SPEC §3.7, in its order.
+// storageMap is every path aw keeps under .agentic/, with its limits.
 var storageMap = []struct{ path, holds string }{
 	{"config.json", "settings (human-owned; change with `aw config set`)"},
 	{"MEMORY.md", "durable workspace memory (<= 64,000 bytes)"},

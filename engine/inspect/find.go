@@ -21,7 +21,7 @@ type FindRequest struct {
 	MaxResults int    `json:"max_results,omitempty"` // paths returned (default 1000, at most 100000)
 }
 
-// FindData is data of inspect.find (SPEC §6.0).
+// FindData is data of inspect.find; scripts rely on its field names.
 type FindData struct {
 	Pattern   string   `json:"pattern"`
 	Path      string   `json:"path"`

@@ -1,9 +1,8 @@
-// Package inspect owns the read-only workspace_inspect actions (SPEC §6.1):
-// capabilities, overview, list, read, search, find, stat, changes and
-// semantic_search. Every path goes through the workspace jail; walks hide
-// denyPaths and never follow symlinks. It never writes a workspace file
-// (only artifacts under .agentic/artifacts/), never prints and never
-// starts a process.
+// Package inspect owns the read-only workspace_inspect actions: capabilities,
+// overview, list, read, search, find, stat, changes and semantic_search.
+// Every path goes through the workspace jail; walks hide denyPaths and never
+// follow symlinks. It never writes a workspace file (only artifacts under
+// .agentic/artifacts/), never prints and never starts a process.
 package inspect
 
 import (

@@ -33,7 +33,7 @@ type Entry struct {
 	Depth int    `json:"depth"`
 }
 
-// ListData is data of inspect.list (SPEC §6.0).
+// ListData is data of inspect.list; scripts rely on its field names.
 type ListData struct {
 	Path      string  `json:"path"`
 	Depth     int     `json:"depth"` // the depth actually used

@@ -26,7 +26,7 @@ type ReadRequest struct {
 	StartColumn int `json:"start_column,omitempty"`
 }
 
-// ReadData is data of inspect.read (SPEC §6.0).
+// ReadData is data of inspect.read; scripts rely on its field names.
 type ReadData struct {
 	Path        string `json:"path"`
 	StartLine   int64  `json:"startLine"`

@@ -20,7 +20,7 @@ import (
 type SearchRequest struct {
 	Pattern    string   `json:"pattern"`
 	Path       string   `json:"path,omitempty"`        // directory or file (default: the scope)
-	Glob       []string `json:"glob,omitempty"`        // only files matching one of these (SPEC §4 globs; "!g" excludes)
+	Glob       []string `json:"glob,omitempty"`        // only files matching one of these (gitignore-like, "!g" excludes)
 	Fixed      bool     `json:"fixed,omitempty"`       // pattern is literal text, not a regex
 	IgnoreCase bool     `json:"ignore_case,omitempty"` //
 	Context    int      `json:"context,omitempty"`     // lines of context before and after each match (0-20)
@@ -37,7 +37,7 @@ type Match struct {
 	After  []string `json:"after,omitempty"`
 }
 
-// SearchData is data of inspect.search (SPEC §6.0).
+// SearchData is data of inspect.search; scripts rely on its field names.
 type SearchData struct {
 	Pattern      string  `json:"pattern"`
 	Path         string  `json:"path"`

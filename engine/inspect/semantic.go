@@ -13,9 +13,9 @@ type SemanticSearchRequest struct {
 	Limit int    `json:"limit,omitempty"`
 }
 
-// SemanticSearch is registered so the tool's shape is complete, but the
-// BM25 index it needs (SPEC §6.1) lands in its own issue. Until then it
-// says so plainly instead of pretending with a weaker search.
+// SemanticSearch is registered so the tool's shape is complete, but the BM25
+// index it needs lands in its own issue. Until then it says so plainly
+// instead of pretending with a weaker search.
 func SemanticSearch(ctx context.Context, ws *workspace.Workspace, req *SemanticSearchRequest) (envelope.Envelope, error) {
 	return envelope.Envelope{}, envelope.Errorf(envelope.ToolDisabled,
 		"semantic_search is not available yet: its BM25 index over code-aware chunks lands in its own issue; meanwhile use `aw inspect search PATTERN` (regex or --fixed, with --ignore-case and --glob) or `aw inspect find GLOB`").With("reason", "not-implemented")

@@ -18,7 +18,7 @@ type StatRequest struct {
 	Path string `json:"path"`
 }
 
-// StatData is data of inspect.stat (SPEC §6.0).
+// StatData is data of inspect.stat; scripts rely on its field names.
 type StatData struct {
 	Path      string `json:"path"`
 	Type      string `json:"type"` // file, directory, symlink, other

@@ -1,9 +1,9 @@
-// Package mcpserver is aw's Model Context Protocol front end (SPEC §6.12): a
-// server built on the official Go SDK that offers seed 000's workspace_*
-// tools, each with an "action" enum and a schema generated from the request
-// types (engine/schema), and answers every call with the envelope. It is a
-// thin front end over dispatch, like the cobra commands and `aw call`: every
-// tool and action comes from dispatch.Table at run time, the workspace is
+// Package mcpserver is aw's Model Context Protocol front end: a server built
+// on the official Go SDK that offers the workspace_* tools, each with an
+// "action" enum and a schema generated from the request types
+// (engine/schema), and answers every call with the envelope. It is a thin
+// front end over dispatch, like the cobra commands and `aw call`: every tool
+// and action comes from dispatch.Table at run time, the workspace is
 // re-opened for every call so settings changes apply at once, and nothing
 // here decides policy. It never prints; the SDK owns the transport.
 package mcpserver
@@ -33,7 +33,7 @@ import (
 )
 
 // StatusTool is the one tool offered when the workspace cannot be opened
-// (seed 000): calling it says why.
+// instead of the workspace_* tools: calling it says why.
 const StatusTool = "agentic_workspace_status"
 
 // Options configure a server.
@@ -175,8 +175,8 @@ func (s *Server) open() (*workspace.Workspace, error) {
 	return workspace.Open(o)
 }
 
-// Sync makes the registered tools match what the workspace offers now:
-// seed 000's rules via schema.Registered, or the one status tool when the
+// Sync makes the registered tools match what the workspace offers now: the
+// settings and tier via schema.Registered, or the one status tool when the
 // workspace cannot be opened. Only real changes reach the client.
 func (s *Server) Sync() {
 	s.mu.Lock()
@@ -275,8 +275,8 @@ func (s *Server) callStatus(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	return result(env), nil
 }
 
-// callTool runs one action of a seed tool: decode the arguments into the
-// action's request type, run the dispatch row, return the envelope.
+// callTool runs one action of a workspace_* tool: decode the arguments into
+// the action's request type, run the dispatch row, return the envelope.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p := req.Params
 	if p.RequestState != "" || len(p.InputResponses) > 0 {
@@ -417,9 +417,8 @@ func (s *Server) offer(staged envelope.Envelope) *mcp.CallToolResult {
 	}
 }
 
-// stagedOf reads the staged record of a pending result (SPEC §6.0: every
-// staged result carries status, mode and approval, whatever else its data
-// holds).
+// stagedOf reads the staged record of a pending result: every staged result
+// carries status, mode and approval, whatever else its data holds.
 func stagedOf(env envelope.Envelope) (gate.Staged, bool) {
 	raw, err := json.Marshal(env.Data)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package notes owns the agent's notes (.agentic/notes/<name>.md) and the
-// durable workspace memory (.agentic/MEMORY.md), seed 000 workspace_notes.
+// durable workspace memory (.agentic/MEMORY.md): workspace_notes.
 // Notes are store state, not workspace edits: never gated, always written
 // under the store lock and atomically. It never prints.
 package notes
@@ -20,7 +20,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// Size limits (SPEC §3.7).
+// Size limits: one note, MEMORY.md, and the notes a list returns.
 const (
 	MaxNoteBytes   = 200_000
 	MaxMemoryBytes = 64_000
@@ -28,8 +28,8 @@ const (
 	MaxLimit       = 200
 )
 
-// Request is the argument object of every notes action (seed 000:
-// name, content, memory, limit).
+// Request is the argument object of every notes action: name, content,
+// memory (MEMORY.md instead of a note), limit (list only).
 type Request struct {
 	Name    string  `json:"name,omitempty"`
 	Content *string `json:"content,omitempty"`

@@ -19,7 +19,8 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// The request types are the seed's argument objects (snake_case).
+// The request types are the tool's JSON arguments (snake_case), as MCP and
+// --input send them.
 
 // StartRequest creates a project.
 type StartRequest struct {
@@ -67,7 +68,7 @@ type NoteRequest struct {
 	SourceID   string `json:"source_id,omitempty"`
 }
 
-// StartData is the data of start (SPEC §6.0: researchId).
+// StartData is the data of start; researchId is the id every later call names.
 type StartData struct {
 	ResearchID string `json:"researchId"`
 	Title      string `json:"title"`
@@ -311,7 +312,7 @@ func Archive(ctx context.Context, ws *workspace.Workspace, req *ProjectRequest) 
 }
 
 // Deep would run a bounded research agent; until durable sub-agents exist
-// it answers AGENT_DISABLED (seed 000), before anything is staged.
+// it answers AGENT_DISABLED, before anything is staged.
 func Deep(ctx context.Context, ws *workspace.Workspace, req *DeepRequest) (envelope.Envelope, error) {
 	if !ws.Settings.Agents.Enabled {
 		return envelope.Envelope{}, envelope.Errorf(envelope.AgentDisabled,
@@ -334,7 +335,7 @@ func gated(ws *workspace.Workspace, title string, args map[string]any) (gate.Dec
 	})
 }
 
-// SearchData is the data of search (SPEC §6.0).
+// SearchData is the data of search; scripts rely on its field names.
 type SearchData struct {
 	QueryID    string    `json:"queryId"`
 	Query      string    `json:"query"`
@@ -464,7 +465,7 @@ func failures(attempts []Attempt) string {
 	return strings.Join(parts, "; ")
 }
 
-// FetchData is the data of fetch (SPEC §6.0).
+// FetchData is the data of fetch; scripts rely on its field names.
 type FetchData struct {
 	URL         string   `json:"url"`
 	FinalURL    string   `json:"finalUrl"`

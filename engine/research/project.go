@@ -1,8 +1,7 @@
-// Package research owns web research (SPEC §6.11, seed 000
-// workspace_research): durable projects under
-// .agentic/research/<research_id>/ (project.json, sources/<source_id>.txt),
-// search providers (duckduckgo, wikipedia, searxng, auto) and fetch with
-// text and link extraction.
+// Package research owns web research (workspace_research): durable projects
+// under .agentic/research/<research_id>/ (project.json,
+// sources/<source_id>.txt), search providers (duckduckgo, wikipedia, searxng,
+// auto) and fetch with text and link extraction.
 //
 // search, fetch and deep reach a host outside this machine and go through
 // the gate as kind "web"; start, note, show, list and archive touch only
@@ -11,7 +10,7 @@
 // page's text is data: nothing in it is ever read as an instruction, a
 // setting or a call.
 //
-// Decisions the seed leaves open:
+// Decisions:
 //   - data.text is bounded by maxToolResultChars and data.links by its own
 //     share, a quarter of maxToolResultChars and at least 1,000 characters
 //     (a link costs its URL plus its text).
@@ -41,7 +40,7 @@ const (
 	Archived = "archived"
 )
 
-// NoteKinds are the kinds of a note (seed 000).
+// NoteKinds are the kinds a research note may have (else INVALID_INPUT).
 var NoteKinds = []string{"finding", "claim", "question", "warning", "method"}
 
 // Limits keep project.json a file an agent can read back.

@@ -19,7 +19,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// Result is one search hit (SPEC §6.0 research.search).
+// Result is one search hit; scripts rely on its field names.
 type Result struct {
 	Title   string `json:"title"`
 	URL     string `json:"url"`
@@ -36,7 +36,7 @@ type Attempt struct {
 	DurationMs int64  `json:"durationMs"`
 }
 
-// Providers are the search back ends (seed 000).
+// Providers are the values of research.provider (chain: what auto tries).
 var Providers = []string{"auto", "duckduckgo", "wikipedia", "searxng"}
 
 const (

@@ -219,16 +219,16 @@ type Hints struct {
 }
 
 // The tools whose actions can destroy content, and those that reach
-// outside the machine: hints, keyed by the nouns of seed 000's tools.
+// outside the machine: hints, keyed by tool noun.
 var (
 	destructiveNouns = map[string]bool{"edit": true, "vcs": true, "command": true}
 	openWorldNouns   = map[string]bool{"research": true, "browser": true, "agent": true}
 	idempotentNouns  = map[string]bool{"inspect": true}
 )
 
-// Registered returns the seed tools ws offers (settings and tier, seed 000's
-// registration rules via dispatch.Registered), each with the actions the
-// tier allows, in table order.
+// Registered returns the workspace_* tools ws offers (dispatch.Registered:
+// the feature settings, plan only outside Auto, and the tier), each with the
+// actions the tier allows, in table order.
 func Registered(ws *workspace.Workspace) []*Tool {
 	var out []*Tool
 	for _, info := range dispatch.Registered(ws) {
@@ -245,8 +245,8 @@ func Registered(ws *workspace.Workspace) []*Tool {
 	return out
 }
 
-// All returns every seed tool in the table with every action, whatever the
-// settings and tier.
+// All returns every workspace_* tool in the table with every action, whatever
+// the settings and tier.
 func All() []*Tool {
 	var order []*dispatch.Tool
 	rows := map[*dispatch.Tool][]*dispatch.Action{}

@@ -1,8 +1,8 @@
-// Package store owns the .agentic/ directory (SPEC §3.7): its layout, ids,
-// the store lock and atomic writes. Every read-modify-write of a state file
-// happens under Lock; every write goes through WriteFile, so a crash leaves
-// the old file or the new one, never half of either. It never decides
-// policy: callers jail paths before they get here.
+// Package store owns the .agentic/ directory: its layout, ids, the store lock
+// and atomic writes. Every read-modify-write of a state file happens under
+// Lock; every write goes through WriteFile, so a crash leaves the old file or
+// the new one, never half of either. It never decides policy: callers jail
+// paths before they get here.
 package store
 
 import (

@@ -1,10 +1,10 @@
-// Package tasks owns the To-Do boards (SPEC §6.7, seed 000 workspace_tasks):
+// Package tasks owns the To-Do boards (workspace_tasks):
 // .agentic/tasks/<board_id>/state.json and its checkpoint snapshots. Boards
 // are store state, never gated; every change is a read-modify-write under
 // the store lock (store.Update), so concurrent aw processes never lose an
 // update. It never prints and never touches workspace files.
 //
-// Decisions the seed leaves open:
+// Decisions:
 //   - priority is high, medium or low (default medium); next orders by it,
 //     then by board order.
 //   - remove refuses an item other items depend on, naming them; with
@@ -22,7 +22,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// Item statuses (seed 000).
+// Item statuses; any other value is INVALID_INPUT.
 const (
 	Pending    = "pending"
 	InProgress = "in_progress"
@@ -72,7 +72,7 @@ type Board struct {
 	Checkpoints []Checkpoint `json:"checkpoints"`
 }
 
-// Item is one task (SPEC §6.0 tasks.show).
+// Item is one task; scripts rely on its field names (tasks.show).
 type Item struct {
 	ID        string    `json:"id"`
 	Text      string    `json:"text"`

@@ -9,7 +9,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
-// The dependency rules of seed 000, to the letter:
+// The dependency rules:
 //   - a reference is an item_ id of the board, or, inside the create/add
 //     call that mints the items, a 1-based position "1", "2", … naming an
 //     item of that same call (forward references allowed);

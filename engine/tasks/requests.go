@@ -9,7 +9,8 @@ import (
 	"github.com/agentic-workspace/aw/engine/envelope"
 )
 
-// The request types are the seed's argument objects (snake_case).
+// The request types are the tool's JSON arguments (snake_case), as MCP and
+// --input send them.
 
 // ItemSpec is one item of a create or add call.
 type ItemSpec struct {

@@ -16,9 +16,9 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// BoardView is the board in an envelope (SPEC §6.0 tasks.show: board {id,
-// title, items[] {id, text, status, priority, details, dependsOn,
-// evidence}}), with its counts, notes and checkpoints.
+// BoardView is the board in an envelope (tasks.show: board {id, title,
+// items[] {id, text, status, priority, details, dependsOn, evidence}}, names
+// scripts rely on), with its counts, notes and checkpoints.
 type BoardView struct {
 	ID          string         `json:"id"`
 	Title       string         `json:"title"`

@@ -38,9 +38,9 @@ func wantErr(t *testing.T, err error, code envelope.Code, want ...string) {
 	}
 }
 
-// TestDependencyRules is seed 000's workspace_tasks dependency rules, one
-// row each: positions inside create/add (forward references allowed),
-// out of range, self, cycles, unknown references, item_ ids only in update.
+// TestDependencyRules is the dependency rules of deps.go, one row each:
+// positions inside create/add (forward references allowed), out of range,
+// self, cycles, unknown references, item_ ids only in update.
 func TestDependencyRules(t *testing.T) {
 	ctx := context.Background()
 	type board struct {

@@ -23,7 +23,7 @@ type DiffRequest struct {
 	Paths  []string `json:"paths,omitempty"`
 }
 
-// DiffFile is one file of a diff (SPEC §6.0 vcs.diff).
+// DiffFile is one file of a diff; scripts rely on its field names.
 type DiffFile struct {
 	Path      string `json:"path"`
 	Status    string `json:"status"` // modified, added, deleted, renamed, typechange

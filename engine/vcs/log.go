@@ -20,7 +20,7 @@ type LogRequest struct {
 	Rev   string   `json:"rev,omitempty"`   // start here instead of HEAD
 }
 
-// CommitInfo is one commit of vcs.log (SPEC §6.0).
+// CommitInfo is one commit of vcs.log; scripts rely on its field names.
 type CommitInfo struct {
 	Hash    string   `json:"hash"`
 	Author  string   `json:"author"`

@@ -18,7 +18,8 @@ type StatusRequest struct {
 	Ignored bool     `json:"ignored,omitempty"` // list ignored files too ("!!")
 }
 
-// FileStatus is one path in porcelain v1 letters (SPEC §6.0 vcs.status).
+// FileStatus is one path in porcelain v1 letters, so a script can compare
+// it with git status --porcelain.
 type FileStatus struct {
 	Path     string `json:"path"`
 	Index    string `json:"index"`

@@ -1,8 +1,8 @@
-// Package vcs owns aw's version control actions (seed 000 workspace_vcs,
-// SPEC §6.10) on go-git: status, diff, log, show, add, commit, checkout,
-// branch, push and init. It never runs a git binary, and it writes inside
-// .git only through go-git's own operations (its index encoder, object
-// storage, reference storage, push and checkout).
+// Package vcs owns aw's version control actions (workspace_vcs) on go-git:
+// status, diff, log, show, add, commit, checkout, branch, push and init. It
+// never runs a git binary, and it writes inside .git only through go-git's
+// own operations (its index encoder, object storage, reference storage, push
+// and checkout).
 //
 // The read paths that must stay fast on large trees (status, diff, log with
 // a path filter) use go-git's plumbing directly: the index with its stat

@@ -8,7 +8,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Patterns is a set of gitignore-like globs (SPEC §4), used for denyPaths,
+// Patterns is a set of gitignore-like globs, used for denyPaths,
 // protectedPatterns, list.ignore and --glob:
 //   - a pattern without a slash matches a name at any depth (".env*" covers
 //     "sub/.env.local");

@@ -11,10 +11,10 @@ import (
 	"github.com/agentic-workspace/aw/engine/envelope"
 )
 
-// Jail decides which paths a call may read or write (SPEC §4). It resolves
-// symlinks component by component the way the kernel will (so "link/.."
-// means the link target's parent, not the link's), collapsing them on the
-// deepest existing ancestor, and only then compares against its roots.
+// Jail decides which paths a call may read or write. It resolves symlinks
+// component by component the way the kernel will (so "link/.." means the link
+// target's parent, not the link's), collapsing them on the deepest existing
+// ancestor, and only then compares against its roots.
 //
 // Every path going in and coming out is relative to the workspace root; a
 // --scope only narrows which of those paths are inside.

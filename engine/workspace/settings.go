@@ -18,7 +18,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/policy/rule"
 )
 
-// Settings is every key of SPEC §3.2. The JSON names are the keys of the
+// Settings is every setting aw has. The JSON names are the keys of the
 // config files; a dotted path through them (commands.allow) names a key on
 // the command line. Settings come from files only: flags and environment
 // may narrow what a call can do, never widen it.
@@ -95,7 +95,8 @@ type Settings struct {
 	} `json:"store"`
 }
 
-// Defaults returns the built-in settings of SPEC §3.2.
+// Defaults returns the built-in settings, which the user and workspace
+// config files override.
 func Defaults() Settings {
 	var s Settings
 	s.PermissionMode = 1

@@ -12,7 +12,8 @@ import (
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
-// Tier caps what a call may do (SPEC §3.1).
+// Tier caps what a call may do: read changes nothing, write may change
+// files, exec may also start processes and reach the network.
 type Tier int
 
 // The tiers, in increasing power.
@@ -47,10 +48,11 @@ type Options struct {
 	Caller     Caller
 }
 
-// Caller is who is calling, as far as aw can tell. Human verbs (SPEC §5.1)
-// run only for a terminal or a holder of the approver token.
+// Caller is who is calling, as far as aw can tell. Human verbs (approval
+// accept/deny, config set, gc, ...) run only for a terminal or a holder of
+// the approver token.
 type Caller struct {
-	Terminal      bool   // stdin and stdout are both a terminal
+	Terminal      bool   // stdin is a terminal and /dev/tty opens
 	ApproverToken string // AW_APPROVER_TOKEN, checked against the token file
 	// Confirm asks the human at the terminal a yes/no question (the front
 	// end sets it only when Terminal is true). The gate calls it in the
@@ -85,8 +87,8 @@ type Workspace struct {
 // StateDir is the name of the state directory under the root.
 const StateDir = ".agentic"
 
-// Discover finds the root per SPEC §3.1: the nearest ancestor of dir holding
-// .agentic/, else the nearest holding .git, else dir itself.
+// Discover finds the root: the nearest ancestor of dir holding .agentic/,
+// else the nearest holding .git, else dir itself.
 func Discover(dir string) string {
 	for _, marker := range []string{StateDir, ".git"} {
 		for d := dir; ; {
@@ -192,15 +194,15 @@ type Location struct {
 	Anchor string // realpath of the root discovered from the working directory
 }
 
-// Locate resolves where a call runs (SPEC §3.1, §4). A --root (or AW_ROOT)
-// must name the discovered root or a directory inside it. When the working
-// directory is inside a workspace (the discovered root holds .agentic/ or
-// .git), that workspace stays the root and the named directory only
-// narrows the jail, exactly like --scope: its settings, store, protected
+// Locate resolves where a call runs: root, scope and jail. A --root (or
+// AW_ROOT) must name the discovered root or a directory inside it. When the
+// working directory is inside a workspace (the discovered root holds
+// .agentic/ or .git), that workspace stays the root and the named directory
+// only narrows the jail, exactly like --scope: its settings, store, protected
 // and denied paths, permission mode and trust checks all still apply, and
 // `--root .agentic` neither unprotects nor nests anything. When the working
-// directory is in no workspace at all, there is no policy to keep: the
-// named directory is located as if aw had been started there.
+// directory is in no workspace at all, there is no policy to keep: the named
+// directory is located as if aw had been started there.
 func Locate(opts Options) (Location, error) {
 	if opts.WorkingDir == "" {
 		if opts.Root == "" {

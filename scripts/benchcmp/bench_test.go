@@ -9,7 +9,8 @@ import (
 )
 
 // The harness's equivalence checks decide whether a figure counts, so they
-// are tested on their own; the measurements are not (SPEC §7: not timed tests).
+// are tested on their own; the measurements are not (speed is never a timed
+// test).
 
 func TestCheckMatchesReadsArtifacts(t *testing.T) {
 	root := t.TempDir()

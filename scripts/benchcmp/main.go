@@ -1,8 +1,8 @@
-// Command benchcmp is aw's performance harness (SPEC §8), run through
+// Command benchcmp is aw's performance harness, run through
 // scripts/bench. It builds aw, generates (or reuses) a data set, then for
 // each row runs aw and a peer tool alternately on the same data: a warm-up,
 // then N runs of each. It prints the medians, their ratio against the
-// spec's target, aw's peak RSS where the spec bounds memory, and refuses to
+// row's target, aw's peak RSS where the row bounds memory, and refuses to
 // count a figure whose output is not equivalent to the peer's.
 //
 // It is a measuring tool, not a test: it never fails `go test`. It exits 1

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The command rows (SPEC §8): `aw command status` tailing a job log of 1 GiB
+// The command rows: `aw command status` tailing a job log of 1 GiB
 // and 4 GiB against `tail -c 2000` on the same file (the logs are sparse,
 // with real text at the end: a tail that reads only the end costs the same
 // for both sizes), and the overhead of `aw command run -- true` against

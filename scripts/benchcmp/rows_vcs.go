@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// The vcs rows (SPEC §8): aw vcs against git on the same repositories.
+// The vcs rows: aw vcs against git on the same repositories.
 // vcs-large is a 72,000-file checkout five levels deep with 200 commits of
 // history (packed); vcs-node-modules is a small repository with 100,000
 // files under an ignored node_modules. Status rows compare porcelain

@@ -110,4 +110,3 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	}
 	return files
 }
-
