@@ -977,7 +977,8 @@ func TestEditRollback(t *testing.T) {
 }
 
 // mkdir rollback removes only still-empty directories the transaction
-// created, and names the ones it left.
+// created (parents made on the way included), and names the mkdir targets
+// it left.
 func TestEditRollbackMkdir(t *testing.T) {
 	w := newEWS(t, cfgAuto)
 	w.setup(map[string]string{"pre": isDirSetup})
@@ -1008,7 +1009,7 @@ func TestEditRollbackMkdir(t *testing.T) {
 	rb := w.aw("edit", "rollback", tx)
 	wantOK(t, rb, exitOK)
 	w.check(map[string]string{
-		"a/b/c": absent, "a/b": isDir, "a": isDir, // parents made implicitly are left
+		"a/b/c": absent, "a/b": absent, "a": absent, // parents made on the way go too
 		"empty": absent, "pre": isDir,
 		"full/user.txt": "mine\n", "swapped": "now a file\n",
 	})

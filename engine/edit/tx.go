@@ -710,21 +710,35 @@ func unwrite(ws *workspace.Workspace, tx *Transaction, force bool) ([]string, er
 	return left, clearJournal(ws)
 }
 
-// removeMkdirs removes the directories mkdir created, deepest first, only
-// while each is still an empty directory; it names the ones it left.
+// removeMkdirs removes the directories the commit created (mkdir targets
+// and the missing parents of the files it wrote), deepest first, only while
+// each is still an empty directory; it names the mkdir targets it left (a
+// parent made on the way that is no longer empty is kept without comment).
 func removeMkdirs(ws *workspace.Workspace, tx *Transaction) []string {
+	asked := map[string]bool{} // mkdir targets
 	var dirs []string
 	for _, d := range tx.Directories {
-		if !d.ExistedBefore {
+		if !d.ExistedBefore && !asked[d.Path] {
+			asked[d.Path] = true
 			dirs = append(dirs, d.Path)
 		}
 	}
-	sort.Slice(dirs, func(i, j int) bool { return strings.Count(dirs[i], "/") > strings.Count(dirs[j], "/") })
+	for _, d := range tx.CreatedDirs {
+		if !asked[d] {
+			dirs = append(dirs, d)
+		}
+	}
+	sort.SliceStable(dirs, func(i, j int) bool { return strings.Count(dirs[i], "/") > strings.Count(dirs[j], "/") })
 	var left []string
+	keep := func(d string) {
+		if asked[d] {
+			left = append(left, d)
+		}
+	}
 	for _, d := range dirs {
 		abs := filepath.Join(ws.Root, d)
 		if jp, err := ws.Jail.Resolve(d, workspace.Write); err != nil || jp.Abs != abs {
-			left = append(left, d) // a symlink on its path leads elsewhere
+			keep(d) // a symlink on its path leads elsewhere
 			continue
 		}
 		fi, err := os.Lstat(abs)
@@ -732,7 +746,7 @@ func removeMkdirs(ws *workspace.Workspace, tx *Transaction) []string {
 			continue
 		}
 		if err != nil || !fi.IsDir() || os.Remove(abs) != nil {
-			left = append(left, d)
+			keep(d)
 			continue
 		}
 		store.SyncDir(filepath.Dir(abs))
