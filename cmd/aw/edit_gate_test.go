@@ -170,7 +170,7 @@ func TestStagedResumeCommandLine(t *testing.T) {
 		t.Fatalf("vcs init in Manual mode: exit %d %s", staged.Code, staged.Stdout)
 	}
 	line := staged.field(t, ".data.approval.resume.command").(string)
-	if !strings.HasPrefix(line, "aw call workspace_vcs '") || !strings.Contains(staged.field(t, ".summary").(string), "`"+line+"`") {
+	if line != `aw vcs init --branch 'it'\''s'` || !strings.Contains(staged.field(t, ".summary").(string), "`"+line+"`") {
 		t.Fatalf("resume command line %q (summary %s)", line, staged.field(t, ".summary"))
 	}
 	if r := runAWEnv(t, dir, nil, human, "approval", "accept", staged.field(t, ".data.approval.id").(string)); r.Code != 0 {

@@ -563,3 +563,22 @@ func TestVCSDiffHidesDeniedAndOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestVCSBranchNames: a branch name is refused before anything is staged
+// when git would refuse it, when it looks like an option, or when it is too
+// long to be a file under .git/refs/heads.
+func TestVCSBranchNames(t *testing.T) {
+	dir := vcsRepo(t, `{"permissionMode": 2}`)
+	long := strings.Repeat("b", 201)
+	for _, args := range [][]string{
+		{"vcs", "branch", long, "--create"},
+		{"vcs", "branch", "--create", "--", "-x"},
+		{"vcs", "branch", "a..b", "--create"},
+		{"vcs", "branch", "a b", "--delete"},
+	} {
+		wantErr(t, awGit(t, dir, args...), codeInvalid, exitUsage, "branch name")
+	}
+	wantErr(t, awGit(t, t.TempDir(), "vcs", "init", "--branch", long), codeInvalid, exitUsage, "limit is 200")
+	ok := awGit(t, dir, "vcs", "branch", strings.Repeat("b", 200), "--create")
+	wantOK(t, ok, exitOK)
+}

@@ -561,6 +561,23 @@ type BranchInfo struct {
 	Current bool   `json:"current"`
 }
 
+// MaxBranchBytes bounds a branch name: each name is a file under
+// .git/refs/heads, and a longer one fails there (or in a remote) instead.
+const MaxBranchBytes = 200
+
+// branchRef checks a branch name as git does, refusing option look-alikes
+// and names too long to be a file; field names the argument for details.
+func branchRef(name, field string) (plumbing.ReferenceName, error) {
+	ref := plumbing.NewBranchReferenceName(name)
+	if len(name) > MaxBranchBytes {
+		return "", envelope.Errorf(envelope.InvalidInput, "branch name of %d bytes; the limit is %d", len(name), MaxBranchBytes).With(field, name)
+	}
+	if err := ref.Validate(); err != nil || strings.HasPrefix(name, "-") {
+		return "", envelope.Errorf(envelope.InvalidInput, "%q is not a valid branch name; use letters, digits, '-', '_', '.' and '/'", name).With(field, name)
+	}
+	return ref, nil
+}
+
 // Branch lists branches, or creates or deletes one.
 func Branch(ctx context.Context, ws *workspace.Workspace, req *BranchRequest) (envelope.Envelope, error) {
 	if req.Create && req.Delete {
@@ -603,9 +620,9 @@ func Branch(ctx context.Context, ws *workspace.Workspace, req *BranchRequest) (e
 	if err := needWrite(ws, "vcs.branch --"+map[bool]string{true: "create", false: "delete"}[req.Create]); err != nil {
 		return envelope.Envelope{}, err
 	}
-	ref := plumbing.NewBranchReferenceName(req.Name)
-	if err := ref.Validate(); err != nil || strings.HasPrefix(req.Name, "-") {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "%q is not a valid branch name; use letters, digits, '-', '_', '.' and '/'", req.Name).With("name", req.Name)
+	ref, err := branchRef(req.Name, "name")
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	existing, exErr := rp.r.Storer.Reference(ref)
 	if req.Create {
@@ -786,9 +803,9 @@ func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envel
 	if branch == "" {
 		branch = "main"
 	}
-	ref := plumbing.NewBranchReferenceName(branch)
-	if err := ref.Validate(); err != nil || strings.HasPrefix(branch, "-") {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "%q is not a valid branch name", branch).With("branch", branch)
+	ref, err := branchRef(branch, "branch")
+	if err != nil {
+		return envelope.Envelope{}, err
 	}
 	if _, err := os.Lstat(filepath.Join(ws.Root, ".git")); err == nil {
 		env := envelope.New("", fmt.Sprintf("%s is already a git repository; nothing to do.", ws.Root), map[string]any{"created": false, "path": "."})
