@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"strconv"
 
@@ -114,6 +116,10 @@ func (o optionalFloat) Set(s string) error {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		// JSON has no such numbers: the envelope could not even say so.
+		return fmt.Errorf("%q is not a finite number of seconds", s)
 	}
 	*o.p = &v
 	return nil
