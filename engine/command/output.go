@@ -430,6 +430,7 @@ func Wait(ctx context.Context, ws *workspace.Workspace, req *WaitRequest) (envel
 	began := time.Now()
 	deadline := began.Add(time.Duration(timeout * float64(time.Second)))
 	pause := 10 * time.Millisecond
+	waited := false // the job was still running at the first look
 	for {
 		if j, err = refresh(ws.Store, j); err != nil {
 			return envelope.Envelope{}, err
@@ -437,6 +438,7 @@ func Wait(ctx context.Context, ws *workspace.Workspace, req *WaitRequest) (envel
 		if !j.live() {
 			break
 		}
+		waited = true
 		left := time.Until(deadline)
 		if left <= 0 || !sleep(ctx, min(pause, left)) {
 			waited := time.Since(began)
@@ -454,7 +456,9 @@ func Wait(ctx context.Context, ws *workspace.Workspace, req *WaitRequest) (envel
 	if err != nil {
 		return env, err
 	}
-	env.Summary = fmt.Sprintf("Waited %s. %s", ms(time.Since(began).Milliseconds()), env.Summary)
+	if waited {
+		env.Summary = fmt.Sprintf("Waited %s. %s", ms(time.Since(began).Milliseconds()), env.Summary)
+	}
 	return env, nil
 }
 
