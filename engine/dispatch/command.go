@@ -15,7 +15,7 @@ func commandActions() []*Action {
 		Bind(Command, "status", workspace.TierRead, "", "Show a job's status and the tail of its logs", command.Status),
 		Bind(Command, "output", workspace.TierRead, "", "Read what a job wrote to stdout and stderr since a cursor, waiting up to wait_ms for more", command.Output),
 		Bind(Command, "wait", workspace.TierRead, "", "Block until a job ends (or the timeout passes) and return its status", command.Wait),
-		Bind(Command, "cancel", workspace.TierExec, "", "Stop a job's whole process tree, or every running job with all", command.Cancel),
+		Bind(Command, "cancel", workspace.TierExec, "", "Stop a job's whole process tree, or (all) every running job of the workspace", command.Cancel),
 		Bind(Command, "list", workspace.TierRead, "", "List jobs, newest first", command.List),
 	}
 }
