@@ -48,7 +48,7 @@ import (
 
 // OutputRequest asks for what a job wrote since a cursor.
 type OutputRequest struct {
-	JobID  string `json:"job_id"`
+	JobID  string `json:"job_id" doc:"the job to read"`
 	Since  string `json:"since,omitempty" doc:"the cursor a previous output call returned (data.cursor); omit to read from the start"`
 	WaitMs int    `json:"wait_ms,omitempty" doc:"milliseconds to wait for new output or the job's end, 0-30000 (default 0: answer at once)"`
 }
@@ -58,7 +58,7 @@ const MaxWaitMs = 30000
 
 // WaitRequest blocks until a job settles.
 type WaitRequest struct {
-	JobID          string   `json:"job_id"`
+	JobID          string   `json:"job_id" doc:"the job to wait for"`
 	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty" doc:"seconds to wait, 1-3600 (default 60); a job still running then is a TIMEOUT error"`
 	TailChars      *int     `json:"tail_chars,omitempty" doc:"characters from the end of each log, 100-20000, as status takes"`
 }
