@@ -395,6 +395,9 @@ func readWindow(l logState, from int64, live bool, budget int) (window, error) {
 // encodes envelopes (for the command line and for MCP, which also escapes
 // <, > and &).
 func jsonCost(r rune, size int) int {
+	if r >= 0x20 && r < 0x7f && r != '"' && r != '\\' && r != '<' && r != '>' && r != '&' {
+		return 1
+	}
 	switch {
 	case r == '"', r == '\\', r == '\n', r == '\r', r == '\t', r == '\b', r == '\f':
 		return 2
