@@ -53,7 +53,7 @@ type OutputRequest struct {
 	WaitMs int    `json:"wait_ms,omitempty" doc:"milliseconds to wait for new output or the job's end, 0-30000 (default 0: answer at once)"`
 }
 
-// MaxWaitMs bounds output's wait (seed 002 shell_output).
+// MaxWaitMs bounds output's wait: 30 seconds, as agent shell-output tools take.
 const MaxWaitMs = 30000
 
 // WaitRequest blocks until a job settles.
