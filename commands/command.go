@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"strconv"
 
@@ -24,7 +26,9 @@ outlives this call. Full logs are kept under .agentic/jobs/<job_id>/.
   aw command run --line 'go vet ./...'
   aw command start --timeout 0 -- npm run dev
   aw command status JOB [--tail-chars N]
-  aw command cancel JOB
+  aw command output JOB [--since CURSOR] [--wait-ms N]
+  aw command wait JOB [--timeout S]
+  aw command cancel JOB | --all
 
 A failing command is data, not an error: run exits 0 whenever the command
 ran; read data.exitCode, data.timedOut and data.cancelled.`,
@@ -66,12 +70,13 @@ ran; read data.exitCode, data.timedOut and data.cancelled.`,
 		f.Var(optionalInt{&req.(*command.StatusRequest).TailChars}, "tail-chars",
 			"characters from the end of each log, 100-20000 (default 2000; a finished job is tailed only when this is given)")
 	}, jobArg)
-	cancel := a.verb(dispatch.Command, "cancel", "cancel JOB", nil, jobArg)
+	cancel := a.verb(dispatch.Command, "cancel", "cancel (JOB | --all)", bindCancel, jobArg)
 	list := a.verb(dispatch.Command, "list", "list [--limit N]", func(f *pflag.FlagSet, req any) {
 		f.IntVar(&req.(*command.ListRequest).Limit, "limit", 0, "most jobs to show, 1-200 (default 20)")
 	}, nil)
 	status.Args, cancel.Args, list.Args = cobra.MaximumNArgs(1), cobra.MaximumNArgs(1), cobra.NoArgs
 	cmd.AddCommand(status, cancel, list, a.superviseCmd())
+	cmd.AddCommand(a.jobFollowCmds()...)
 	return cmd
 }
 
@@ -111,6 +116,10 @@ func (o optionalFloat) Set(s string) error {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		// JSON has no such numbers: the envelope could not even say so.
+		return fmt.Errorf("%q is not a finite number of seconds", s)
 	}
 	*o.p = &v
 	return nil

@@ -125,7 +125,9 @@ func everyOperation(t testing.TB) map[string][]byte {
 	keep(s.decide("config", `{"action":"set","key":"maxToolResultChars","value":"20000"}`))
 	keep(s.call("config", `{"action":"init"}`))
 	if _, err := dispatch.Find("workspace_command", "run"); err == nil {
-		keep(s.call("workspace_command", `{"action":"run","executable":"echo","args":["hello"]}`))
+		ran := keep(s.call("workspace_command", `{"action":"run","executable":"echo","args":["hello"]}`))
+		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"output","job_id":%q,"since":"o:0,e:0"}`, field(t, ran, ".data.jobId"))))
+		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"wait","job_id":%q,"timeout_seconds":5}`, field(t, ran, ".data.jobId"))))
 		start := keep(s.call("workspace_command", `{"action":"start","executable":"sleep","args":["30"]}`))
 		job := field(t, start, ".data.jobId")
 		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"status","job_id":%q}`, job)))
@@ -291,6 +293,10 @@ var (
 func normalize(raw []byte, root string) []byte {
 	ids := map[string]string{}
 	s := strings.ReplaceAll(string(raw), root, "/ROOT")
+	// The tests' own home (the sandbox's toolchain caches live under it).
+	if home := os.Getenv("HOME"); len(home) > 1 {
+		s = strings.ReplaceAll(s, home, "/HOME")
+	}
 	s = idPattern.ReplaceAllStringFunc(s, func(id string) string {
 		if n, ok := ids[id]; ok {
 			return n

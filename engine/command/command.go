@@ -47,9 +47,10 @@ type StatusRequest struct {
 	TailChars *int   `json:"tail_chars,omitempty"`
 }
 
-// CancelRequest names the job to stop.
+// CancelRequest names the job to stop, or all of them.
 type CancelRequest struct {
-	JobID string `json:"job_id"`
+	JobID string `json:"job_id,omitempty" doc:"the job to stop"`
+	All   bool   `json:"all,omitempty" doc:"stop every running job of the workspace instead of one"`
 }
 
 // ListRequest bounds the listing.
@@ -639,9 +640,8 @@ func logArtifacts(s *store.Store, j *Job) []envelope.Artifact {
 // Status reports one job. A running job is tailed with the default length;
 // a finished one only when tail_chars is given (seed 000).
 func Status(ctx context.Context, ws *workspace.Workspace, req *StatusRequest) (envelope.Envelope, error) {
-	if req.TailChars != nil && (*req.TailChars < MinTailChars || *req.TailChars > MaxTailChars) {
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput,
-			"tail_chars %d is out of range: pass %d to %d (default %d)", *req.TailChars, MinTailChars, MaxTailChars, DefaultTailChars).With("tail_chars", *req.TailChars)
+	if err := checkTailChars(req.TailChars); err != nil {
+		return envelope.Envelope{}, err
 	}
 	j, err := load(ws.Store, req.JobID)
 	if err != nil {
@@ -683,10 +683,26 @@ func Status(ctx context.Context, ws *workspace.Workspace, req *StatusRequest) (e
 	return env, nil
 }
 
+func checkTailChars(n *int) error {
+	if n != nil && (*n < MinTailChars || *n > MaxTailChars) {
+		return envelope.Errorf(envelope.InvalidInput,
+			"tail_chars %d is out of range: pass %d to %d (default %d)", *n, MinTailChars, MaxTailChars, DefaultTailChars).With("tail_chars", *n)
+	}
+	return nil
+}
+
 // Cancel stops a job's whole process group: SIGTERM, then SIGKILL after a
 // grace period. A job that has already finished is not an error, but the
 // result says that nothing was stopped.
 func Cancel(ctx context.Context, ws *workspace.Workspace, req *CancelRequest) (envelope.Envelope, error) {
+	switch {
+	case req.All && req.JobID != "":
+		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "pass either a job id or all, not both: `aw command cancel JOB` stops one job, `aw command cancel --all` every running one")
+	case req.All:
+		return cancelAll(ctx, ws)
+	case req.JobID == "":
+		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "cancel needs a job id (`aw command cancel JOB`; `aw command list` lists them) or all (`aw command cancel --all`) to stop every running job")
+	}
 	j, err := load(ws.Store, req.JobID)
 	if err != nil {
 		return envelope.Envelope{}, err

@@ -6,14 +6,16 @@ import (
 )
 
 // run and start spawn processes: the exec tier, gated as commands. status,
-// cancel and list are never gated (seed 000); cancel only stops what a
-// start or run began, so it needs the exec tier too.
+// output, wait, cancel and list are never gated; cancel (one job or all)
+// only stops what a start or run began, so it needs the exec tier too.
 func commandActions() []*Action {
 	return []*Action{
 		Bind(Command, "run", workspace.TierExec, "command", "Run a command in the foreground under the command policy", command.Run),
 		Bind(Command, "start", workspace.TierExec, "command", "Start a background job that outlives this call", command.Start),
 		Bind(Command, "status", workspace.TierRead, "", "Show a job's status and the tail of its logs", command.Status),
-		Bind(Command, "cancel", workspace.TierExec, "", "Stop a job's whole process tree", command.Cancel),
+		Bind(Command, "output", workspace.TierRead, "", "Read what a job wrote to stdout and stderr since a cursor, waiting up to wait_ms for more", command.Output),
+		Bind(Command, "wait", workspace.TierRead, "", "Block until a job ends (or the timeout passes) and return its status", command.Wait),
+		Bind(Command, "cancel", workspace.TierExec, "", "Stop a job's whole process tree, or (all) every running job of the workspace", command.Cancel),
 		Bind(Command, "list", workspace.TierRead, "", "List jobs, newest first", command.List),
 	}
 }

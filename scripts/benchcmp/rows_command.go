@@ -16,10 +16,12 @@ import (
 // for both sizes), and the overhead of `aw command run -- true` against
 // running true directly, and what the OS sandbox adds to it: the same run
 // with the default sandbox against commands.sandbox off (a difference of
-// medians, not a ratio).
+// medians, not a ratio). `aw command output` of the same 1 GiB log from its
+// start returns the newest 20,000 characters (maxToolResultChars): it is
+// held to the same target against `tail -c 20000`.
 
 func commandRowNames() []string {
-	return []string{"command-status-1g", "command-status-4g", "command-run-true", "command-run-sandbox"}
+	return []string{"command-status-1g", "command-status-4g", "command-output-1g", "command-run-true", "command-run-sandbox"}
 }
 
 const statusTail = 2000
@@ -36,6 +38,12 @@ func commandRows(b *bench) []row {
 			aw:    b.awSide(root, "command", "status", id, "--tail-chars", fmt.Sprint(statusTail)),
 			peer:  side{name: "tail -c 2000", argv: []string{"tail", "-c", fmt.Sprint(statusTail), log}, dir: root},
 			check: checkTail})
+		if gib == 1 {
+			rows = append(rows, row{name: "command-output-1g", target: 1.5,
+				aw:    b.awSide(root, "command", "output", id),
+				peer:  side{name: "tail -c 20000", argv: []string{"tail", "-c", "20000", log}, dir: root},
+				check: checkOutput})
+		}
 	}
 	root, _, err := b.jobWithLog("jobs-run", 0)
 	if err != nil {
@@ -162,6 +170,27 @@ func (b *bench) jobWithLog(name string, size int64) (string, string, error) {
 
 // checkTail: aw's stdoutTail is exactly what tail -c printed (the log's
 // text is ASCII, so 2000 characters are 2000 bytes).
+// checkOutput: aw's window is the end of what tail printed, and with the
+// dropped bytes it accounts for the whole log.
+func checkOutput(aw, peer []byte) error {
+	env, err := parseEnvelope(aw)
+	if err != nil {
+		return err
+	}
+	var d struct {
+		Stdout       string `json:"stdout"`
+		DroppedBytes int64  `json:"droppedBytes"`
+		StdoutBytes  int64  `json:"stdoutBytes"`
+	}
+	if err := json.Unmarshal(env.Data, &d); err != nil {
+		return err
+	}
+	if len(d.Stdout) == 0 || !strings.HasSuffix(string(peer), d.Stdout) || d.DroppedBytes+int64(len(d.Stdout)) != d.StdoutBytes {
+		return fmt.Errorf("aw's output (%d bytes, %d dropped of %d) is not the end of tail -c's (%d bytes)", len(d.Stdout), d.DroppedBytes, d.StdoutBytes, len(peer))
+	}
+	return nil
+}
+
 func checkTail(aw, peer []byte) error {
 	env, err := parseEnvelope(aw)
 	if err != nil {
