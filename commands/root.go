@@ -5,6 +5,8 @@
 package commands
 
 import (
+	"github.com/itchyny/gojq"
+
 	"context"
 	"errors"
 	"fmt"
@@ -76,15 +78,20 @@ func (a *app) human() bool {
 
 // app is one invocation: global flags, streams, and the envelope it produced.
 type app struct {
-	io       IO
-	root     string
-	scope    string
-	tier     string
-	format   string
-	pretty   bool
-	hooks    map[*cobra.Command]func(req any) error
-	result   *envelope.Envelope
-	exitCode int
+	io     IO
+	root   string
+	scope  string
+	tier   string
+	format string
+	pretty bool
+	jq     string
+	query  *gojq.Code
+	fields string
+	// filterFailed: --jq failed on the result (exit 1 when the call was ok)
+	filterFailed bool
+	hooks        map[*cobra.Command]func(req any) error
+	result       *envelope.Envelope
+	exitCode     int
 }
 
 // Main runs aw with args and returns the process exit code.
@@ -115,6 +122,9 @@ func Run(ctx context.Context, stdio IO, args []string) (code int) {
 	}
 	if a.result == nil {
 		return a.exitCode
+	}
+	if a.filterFailed && exitCode(*a.result) == ExitOK {
+		return ExitFailed // the call ran, but what was asked to be printed could not be
 	}
 	return exitCode(*a.result)
 }
@@ -153,6 +163,8 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	f.StringVar(&a.tier, "tier", "exec", "cap what the call may do: read, write or exec")
 	f.StringVarP(&a.format, "output", "o", "", "json or table (default: table on a terminal, json otherwise)")
 	f.BoolVar(&a.pretty, "pretty", false, "indent JSON output")
+	f.StringVar(&a.jq, "jq", "", "print the result of a jq expression over the envelope (strings raw, one result per line)")
+	f.StringVar(&a.fields, "fields", "", "print only these comma-separated fields of data, as one JSON object")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usage{err} })
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Agent tools:"}, &cobra.Group{ID: "human", Title: "Human and setup:"})
 	root.SetHelpCommandGroupID("human")
@@ -298,6 +310,13 @@ func (a *app) tableMode() bool {
 // emit renders one envelope to stdout and remembers it for the exit code.
 func (a *app) emit(env envelope.Envelope) {
 	a.result = &env
+	if a.filtering() {
+		if err := a.writeFiltered(a.io.Out, env); err != nil {
+			fmt.Fprintln(a.io.Err, "aw:", err)
+			a.filterFailed = true
+		}
+		return
+	}
 	f := output.Format{Table: a.tableMode(), Pretty: a.pretty}
 	if a.format != "" && a.format != "json" && a.format != "table" {
 		f = output.Format{}

@@ -130,6 +130,9 @@ func (a *app) openWorkspace() (*workspace.Workspace, error) {
 	if a.format != "" && a.format != "json" && a.format != "table" {
 		return nil, envelope.Errorf(envelope.InvalidInput, "--output %q is not json or table", a.format)
 	}
+	if err := a.parseFilters(); err != nil {
+		return nil, err
+	}
 	root := a.root
 	if root == "" {
 		root = a.io.Getenv("AW_ROOT")

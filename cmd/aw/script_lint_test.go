@@ -9,8 +9,9 @@ import (
 )
 
 // errorCheck is a line that says which failure a `! exec aw` expects: the
-// envelope's error code, or (exit 3) the staged approval.
-var errorCheck = regexp.MustCompile(`^(jq \.error\.code [A-Z_]+|jq \.data\.status pending_approval|(stdout|stderr) .*\b[A-Z]+_[A-Z_]+\b)`)
+// envelope's error code, (exit 3) the staged approval, or a --jq
+// expression that failed on the result (no envelope is printed then).
+var errorCheck = regexp.MustCompile(`^(jq \.error\.code [A-Z_]+|jq \.data\.status pending_approval|(stdout|stderr) .*\b[A-Z]+_[A-Z_]+\b|stderr 'aw: --jq: )`)
 
 // TestScriptsCheckErrorCodes: in every script, a command expected to fail
 // is followed (before the next command) by a check of what failed, so a
