@@ -62,6 +62,9 @@ func Generate(out string) error {
 		return fmt.Errorf("man pages: %w", err)
 	}
 
+	if err := plainBoolFlags(manDir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(out, "docs"), 0o755); err != nil {
 		return err
 	}
@@ -118,4 +121,26 @@ func disableAutoGenTag(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		disableAutoGenTag(sub)
 	}
+}
+
+// plainBoolFlags shows a boolean flag as --pretty, not --pretty[=false]:
+// cobra's man pages print every flag's default that way, which reads as if
+// the flag took a value.
+func plainBoolFlags(manDir string) error {
+	pages, err := filepath.Glob(filepath.Join(manDir, "*.1"))
+	if err != nil {
+		return err
+	}
+	for _, p := range pages {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if fixed := bytes.ReplaceAll(raw, []byte(`\fP[=false]`), []byte(`\fP`)); !bytes.Equal(fixed, raw) {
+			if err := os.WriteFile(p, fixed, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
