@@ -20,7 +20,7 @@ import (
 // parseFilters checks --jq before anything runs: a bad expression is a
 // usage error, not a half-done call.
 func (a *app) parseFilters() error {
-	if a.jq == "" {
+	if a.jq == "" || a.query != nil {
 		return nil
 	}
 	q, err := gojq.Parse(a.jq)
@@ -34,7 +34,7 @@ func (a *app) parseFilters() error {
 }
 
 // filtering reports whether --jq or --fields decide the output.
-func (a *app) filtering() bool { return a.query != nil || a.fields != "" }
+func (a *app) filtering() bool { return a.jq != "" || a.fields != "" }
 
 // writeFiltered prints env through --fields and --jq.
 func (a *app) writeFiltered(w io.Writer, env envelope.Envelope) error {

@@ -311,6 +311,12 @@ func (a *app) tableMode() bool {
 func (a *app) emit(env envelope.Envelope) {
 	a.result = &env
 	if a.filtering() {
+		if err := a.parseFilters(); err != nil {
+			// A malformed --jq is reported as an envelope, unfiltered.
+			a.jq, a.fields = "", ""
+			a.emit(envelope.Fail(env.Operation, err))
+			return
+		}
 		if err := a.writeFiltered(a.io.Out, env); err != nil {
 			fmt.Fprintln(a.io.Err, "aw:", err)
 			a.filterFailed = true

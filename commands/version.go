@@ -16,14 +16,31 @@ func (a *app) versionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
 			data := map[string]string{"version": Version, "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH, "protocol": envelope.Protocol}
+			// The commit and its date come from the build info (go build in
+			// a git checkout stamps them); a modified tree says so.
 			if info, ok := debug.ReadBuildInfo(); ok {
 				for _, s := range info.Settings {
-					if s.Key == "vcs.revision" {
+					switch s.Key {
+					case "vcs.revision":
 						data["commit"] = s.Value
+					case "vcs.time":
+						data["commitDate"] = s.Value
+					case "vcs.modified":
+						data["modified"] = s.Value
 					}
 				}
 			}
-			env := envelope.New("version", "aw "+Version+" ("+envelope.Protocol+")", data)
+			summary := "aw " + Version
+			if c := data["commit"]; len(c) >= 12 {
+				summary += ", commit " + c[:12]
+				if data["modified"] == "true" {
+					summary += " (modified)"
+				}
+				if d := data["commitDate"]; d != "" {
+					summary += " of " + d
+				}
+			}
+			env := envelope.New("version", summary+" ("+envelope.Protocol+", "+runtime.Version()+")", data)
 			env.Retention.Importance = envelope.Low
 			a.emit(env)
 		},
