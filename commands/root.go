@@ -217,6 +217,9 @@ func (a *app) nouns() []noun {
 		{"init", "human", a.initCmd},
 		{"gc", "human", a.gcCmd},
 		{"version", "human", a.versionCmd},
+		{"environment", "", a.environmentTopic},
+		{"exit-codes", "", a.exitCodesTopic},
+		{"files", "", a.filesTopic},
 	}
 }
 

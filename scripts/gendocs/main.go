@@ -65,6 +65,9 @@ func Generate(out string) error {
 	if err := plainBoolFlags(manDir); err != nil {
 		return err
 	}
+	if err := topicSections(root, filepath.Join(manDir, "aw.1")); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(out, "docs"), 0o755); err != nil {
 		return err
 	}
@@ -143,4 +146,30 @@ func plainBoolFlags(manDir string) error {
 		}
 	}
 	return nil
+}
+
+// topicSections gives aw(1) the ENVIRONMENT, EXIT STATUS and FILES sections
+// from the help topics of the same names (cobra writes no page for a topic).
+func topicSections(root *cobra.Command, page string) error {
+	raw, err := os.ReadFile(page)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, t := range []struct{ topic, section string }{{"environment", "ENVIRONMENT"}, {"exit-codes", "EXIT STATUS"}, {"files", "FILES"}} {
+		c, _, err := root.Find([]string{t.topic})
+		if err != nil || c.Name() != t.topic {
+			return fmt.Errorf("no help topic %q for the %s section", t.topic, t.section)
+		}
+		fmt.Fprintf(&b, ".SH %s\n.nf\n", t.section)
+		for _, line := range strings.Split(c.Long, "\n") {
+			if strings.HasPrefix(line, ".") || strings.HasPrefix(line, "'") {
+				line = `\&` + line
+			}
+			b.WriteString(strings.ReplaceAll(line, `\`, `\e`) + "\n")
+		}
+		b.WriteString(".fi\n\n")
+	}
+	out := strings.Replace(string(raw), ".SH SEE ALSO", b.String()+".SH SEE ALSO", 1)
+	return os.WriteFile(page, []byte(out), 0o644)
 }
