@@ -186,6 +186,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 		c.GroupID = n.group
 		root.AddCommand(c)
 	}
+	a.completeIDs(root)
 	return root
 }
 

@@ -135,6 +135,9 @@ func (a *Action) checked(ctx context.Context, ws *workspace.Workspace, req any) 
 	if ws.Tools == nil {
 		ws.Tools = func() []workspace.ToolInfo { return Registered(ws) }
 	}
+	if err := expandIDs(ws, req); err != nil {
+		return envelope.Fail(a.Operation(), err)
+	}
 	env, err := a.run(ctx, ws, req)
 	if err != nil {
 		return envelope.Fail(a.Operation(), err)
