@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -37,24 +38,36 @@ type SetRequest struct {
 	Value string `json:"value"`
 }
 
-// Setting is one key with its effective value.
+// Setting is one key with its effective value. In a listing, Source is
+// where the value came from: "default", or the file that set it last (the
+// user config, then the workspace's), and Changed says it differs from
+// the default.
 type Setting struct {
-	Key   string `json:"key"`
-	Value any    `json:"value"`
-	Doc   string `json:"doc,omitempty"`
+	Key     string `json:"key"`
+	Value   any    `json:"value"`
+	Doc     string `json:"doc,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Changed bool   `json:"changed"`
 }
 
-// List returns every setting with its effective value.
+// List returns every setting with its effective value and where it came from.
 func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
-	var out []Setting
-	for _, kv := range ws.Settings.Flatten() {
-		out = append(out, Setting{Key: kv.Key, Value: kv.Value, Doc: kv.Doc})
-	}
 	files := []string{}
 	for _, f := range ws.SettingsFiles {
 		files = append(files, displayPath(ws, f))
 	}
-	env := envelope.New("", fmt.Sprintf("%d settings; permission mode %s (%d).", len(out), workspace.ModeName(ws.Settings.PermissionMode), ws.Settings.PermissionMode),
+	setBy := sources(ws)
+	var out []Setting
+	changed := 0
+	for _, k := range workspace.Keys() {
+		s := describe(ws, k, setBy)
+		if s.Changed {
+			changed++
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	env := envelope.New("", fmt.Sprintf("%d settings, %d changed from the default; permission mode %s (%d).", len(out), changed, workspace.ModeName(ws.Settings.PermissionMode), ws.Settings.PermissionMode),
 		map[string]any{"settings": out, "files": files})
 	env.Retention.Importance = envelope.Low
 	env.Omit("data.settings")
@@ -68,13 +81,40 @@ func Get(ctx context.Context, ws *workspace.Workspace, req *GetRequest) (envelop
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	v := ws.Settings.Get(k)
-	raw, _ := json.Marshal(v)
-	env := envelope.New("", fmt.Sprintf("%s = %s", k.Name, raw), Setting{Key: k.Name, Value: v, Doc: k.Doc})
+	s := describe(ws, k, sources(ws))
+	raw, _ := json.Marshal(s.Value)
+	env := envelope.New("", fmt.Sprintf("%s = %s", k.Name, raw), s)
 	env.Retention.Importance = envelope.Low
 	env.Fact("%s = %s", k.Name, raw)
 	return env, nil
 }
+
+// sources maps each key a settings file sets to that file (later files
+// win, as when loading).
+func sources(ws *workspace.Workspace) map[string]string {
+	setBy := map[string]string{}
+	for _, f := range ws.SettingsFiles {
+		for k := range workspace.FileKeys(f) {
+			setBy[k] = displayPath(ws, f)
+		}
+	}
+	return setBy
+}
+
+// describe is one key's effective value, where it came from and whether it
+// differs from the default.
+func describe(ws *workspace.Workspace, k workspace.Key, setBy map[string]string) Setting {
+	v := ws.Settings.Get(k)
+	now, _ := json.Marshal(v)
+	def, _ := json.Marshal(defaults.Get(k))
+	source := setBy[k.Name]
+	if source == "" {
+		source = "default"
+	}
+	return Setting{Key: k.Name, Value: v, Doc: k.Doc, Source: source, Changed: string(now) != string(def)}
+}
+
+var defaults = workspace.Defaults()
 
 // Set changes one key in the workspace's .agentic/config.json. It is a
 // human verb: an agent cannot change its own policy.

@@ -395,3 +395,33 @@ func isGroup(name string) bool {
 	}
 	return false
 }
+
+// FileKeys lists the settings a file sets (dotted names); nil when it
+// cannot be read or parsed (loading it reported why).
+func FileKeys(path string) map[string]bool {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	std, err := hujson.Standardize(raw)
+	if err != nil {
+		return nil
+	}
+	var tree map[string]any
+	if json.Unmarshal(std, &tree) != nil {
+		return nil
+	}
+	keys := map[string]bool{}
+	var walk func(t map[string]any, prefix string)
+	walk = func(t map[string]any, prefix string) {
+		for k, v := range t {
+			if sub, ok := v.(map[string]any); ok && isGroup(prefix+k) {
+				walk(sub, prefix+k+".")
+			} else {
+				keys[prefix+k] = true
+			}
+		}
+	}
+	walk(tree, "")
+	return keys
+}
