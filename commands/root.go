@@ -300,6 +300,17 @@ func operationOf(cmd *cobra.Command) string {
 	return parts[0]
 }
 
+// width is the terminal's width when stdout is one, else 0 (the fixed
+// width of table output off a terminal).
+func (a *app) width() int {
+	if f, ok := a.io.Out.(*os.File); ok && a.io.Terminal(a.io.Out) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return w
+		}
+	}
+	return 0
+}
+
 // tableMode reports whether to render for a human.
 func (a *app) tableMode() bool {
 	switch a.format {
@@ -327,7 +338,7 @@ func (a *app) emit(env envelope.Envelope) {
 		}
 		return
 	}
-	f := output.Format{Table: a.tableMode(), Pretty: a.pretty}
+	f := output.Format{Table: a.tableMode(), Pretty: a.pretty, Width: a.width()}
 	if a.format != "" && a.format != "json" && a.format != "table" {
 		f = output.Format{}
 	}

@@ -20,6 +20,9 @@ import (
 type Format struct {
 	Table  bool // a human table instead of JSON
 	Pretty bool // indent JSON
+	// Width is the terminal's width in columns: tables are cut to fit it
+	// and text is wrapped (0: OffTerminalWidth).
+	Width int
 }
 
 // Render writes env to w.
@@ -27,7 +30,10 @@ func Render(w io.Writer, env envelope.Envelope, f Format) error {
 	if !f.Table {
 		return JSON(w, env, f.Pretty)
 	}
-	return table(w, env)
+	if f.Width <= 0 {
+		f.Width = OffTerminalWidth
+	}
+	return table(w, env, f.Width)
 }
 
 // JSON writes env as one JSON document and a newline. HTML escaping is off:
@@ -50,10 +56,10 @@ func JSON(w io.Writer, env envelope.Envelope, pretty bool) error {
 
 // table is the human view. Every string in it went through visible.Line (cells,
 // keys, the summary) or visible.Block (multi-line text: diffs, reviews, output).
-func table(w io.Writer, env envelope.Envelope) error {
-	fmt.Fprintln(w, visible.Line(env.Summary))
+func table(w io.Writer, env envelope.Envelope, width int) error {
+	fmt.Fprintln(w, wrap(visible.Line(env.Summary), width))
 	if env.Error != nil {
-		fmt.Fprintf(w, "error %s: %s\n", visible.Line(string(env.Error.Code)), visible.Line(env.Error.Message))
+		fmt.Fprintln(w, wrap(fmt.Sprintf("error %s: %s", visible.Line(string(env.Error.Code)), visible.Line(env.Error.Message)), width))
 	}
 	data, err := ordered(env.Data)
 	if err != nil || data == nil {
@@ -68,7 +74,7 @@ func table(w io.Writer, env envelope.Envelope) error {
 				continue
 			}
 			fmt.Fprintf(w, "\n%s:\n", visible.Line(kv.key))
-			if err := list(w, v); err != nil {
+			if err := list(w, v, width); err != nil {
 				return err
 			}
 		case string:
@@ -82,34 +88,37 @@ func table(w io.Writer, env envelope.Envelope) error {
 		}
 	}
 	if len(scalars) > 0 {
-		t := newTable(w)
-		for _, s := range scalars {
-			t.Append([]string{visible.Line(s[0]), visible.Line(s[1])})
+		rows := make([][]string, len(scalars))
+		for i, s := range scalars {
+			rows[i] = []string{visible.Line(s[0]), visible.Line(s[1])}
 		}
+		fitColumns(rows, width)
+		t := newTable(w)
+		t.AppendBulk(rows)
 		t.Render()
 	}
 	for _, t := range texts {
-		fmt.Fprintf(w, "\n%s:\n%s", visible.Line(t[0]), visible.Block(t[1]))
+		fmt.Fprintf(w, "\n%s:\n%s", visible.Line(t[0]), wrapBlock(visible.Block(t[1]), width))
 		if !strings.HasSuffix(t[1], "\n") {
 			fmt.Fprintln(w)
 		}
 	}
 	for _, a := range env.Artifacts {
-		fmt.Fprintf(w, "artifact %s (%d bytes): %s\n", visible.Line(a.Path), a.Bytes, visible.Line(a.Description))
+		fmt.Fprintln(w, wrap(fmt.Sprintf("artifact %s (%d bytes): %s", visible.Line(a.Path), a.Bytes, visible.Line(a.Description)), width))
 	}
 	return nil
 }
 
 // list renders an array: objects as a table with their keys as columns,
 // anything else one per line.
-func list(w io.Writer, items []any) error {
+func list(w io.Writer, items []any, width int) error {
 	var cols []string
 	seen := map[string]bool{}
 	var rows []map[string]any
 	for _, it := range items {
 		m, ok := it.([]kv)
 		if !ok {
-			fmt.Fprintln(w, visible.Line(cell(it)))
+			fmt.Fprintln(w, clip(visible.Line(cell(it)), width))
 			continue
 		}
 		row := map[string]any{}
@@ -125,19 +134,23 @@ func list(w io.Writer, items []any) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	t := newTable(w)
+	cells := make([][]string, 0, len(rows)+1)
 	header := make([]string, len(cols))
 	for i, c := range cols {
 		header[i] = visible.Line(c)
 	}
-	t.SetHeader(header)
+	cells = append(cells, header)
 	for _, r := range rows {
 		line := make([]string, len(cols))
 		for i, c := range cols {
 			line[i] = visible.Line(cell(r[c]))
 		}
-		t.Append(line)
+		cells = append(cells, line)
 	}
+	fitColumns(cells, width)
+	t := newTable(w)
+	t.SetHeader(cells[0])
+	t.AppendBulk(cells[1:])
 	t.Render()
 	return nil
 }

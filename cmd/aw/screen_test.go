@@ -43,12 +43,19 @@ func screenOf(raw []byte) (string, string) {
 // typed after the y/N question; otherwise stdin is the given bytes.
 func onScreen(t *testing.T, dir string, env []string, stdin []byte, answer string, args ...string) (screen, title string) {
 	t.Helper()
+	return screenOf(onPty(t, screenCols, dir, env, stdin, answer, args...))
+}
+
+// onPty runs aw on a pseudo-terminal cols wide and returns the raw bytes
+// it wrote there.
+func onPty(t *testing.T, cols int, dir string, env []string, stdin []byte, answer string, args ...string) []byte {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		testenv.NoPty(t, err)
 	}
 	defer ptmx.Close()
-	pty.Setsize(ptmx, &pty.Winsize{Cols: screenCols, Rows: 60})
+	pty.Setsize(ptmx, &pty.Winsize{Cols: uint16(cols), Rows: 60})
 	cmd := exec.Command(awBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AW_ROOT=", "AW_APPROVER_TOKEN=", "NO_COLOR=1", "PAGER=cat", "XDG_CONFIG_HOME="+filepath.Join(dir, ".userconfig-none"))
@@ -108,7 +115,7 @@ func onScreen(t *testing.T, dir string, env []string, stdin []byte, answer strin
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return screenOf(out.Bytes())
+	return append([]byte(nil), out.Bytes()...)
 }
 
 // hostile is what an agent puts in a command line: a carriage return and an

@@ -1,0 +1,125 @@
+package output
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
+)
+
+// OffTerminalWidth is the width of `-o table` written to a file or a pipe.
+const OffTerminalWidth = 120
+
+// fitColumns truncates the cells of a table (header first) so that the
+// table, borders included, fits width columns: the widest columns give way
+// first, down to a few characters each, and a cut cell ends in "…". Every
+// cell has already been made visible (one line, no control characters).
+func fitColumns(rows [][]string, width int) {
+	if width <= 0 || len(rows) == 0 {
+		return
+	}
+	n := len(rows[0])
+	widths := make([]int, n)
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], runewidth.StringWidth(c))
+		}
+	}
+	// tablewriter's classic borders: "| " before each cell, " |" after
+	// the last, " | " between.
+	budget := width - (3*n + 1)
+	const least = 4
+	for sum(widths) > budget {
+		widest := 0
+		for i := range widths {
+			if widths[i] > widths[widest] {
+				widest = i
+			}
+		}
+		if widths[widest] <= least {
+			break // too many columns for the width: keep them legible
+		}
+		widths[widest]--
+	}
+	for _, r := range rows {
+		for i := range r {
+			r[i] = clip(r[i], widths[i])
+		}
+	}
+}
+
+func sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
+// clip shortens s to at most w display columns, ending in "…" when cut.
+func clip(s string, w int) string {
+	if runewidth.StringWidth(s) <= w {
+		return s
+	}
+	return runewidth.Truncate(s, w, "…")
+}
+
+// wrap breaks text into lines of at most width columns, at spaces where it
+// can and anywhere when a word is longer than a line.
+func wrap(text string, width int) string {
+	if width <= 0 || runewidth.StringWidth(text) <= width {
+		return text
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Split(text, " ") {
+		for runewidth.StringWidth(word) > width {
+			if line != "" {
+				lines = append(lines, line)
+				line = ""
+			}
+			head := runewidth.Truncate(word, width, "")
+			if head == "" {
+				_, size := utf8.DecodeRuneInString(word) // wider than the line itself
+				head = word[:size]
+			}
+			lines = append(lines, head)
+			word = word[len(head):]
+		}
+		switch {
+		case line == "":
+			line = word
+		case runewidth.StringWidth(line)+1+runewidth.StringWidth(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// wrapBlock wraps every line of a multi-line text (a diff, a review) to
+// width, so nothing runs past the screen's edge; no character is dropped.
+func wrapBlock(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if runewidth.StringWidth(l) > width {
+			var parts []string
+			for runewidth.StringWidth(l) > width {
+				head := runewidth.Truncate(l, width, "")
+				if head == "" {
+					_, size := utf8.DecodeRuneInString(l)
+					head = l[:size]
+				}
+				parts = append(parts, head)
+				l = l[len(head):]
+			}
+			lines[i] = strings.Join(append(parts, l), "\n")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
