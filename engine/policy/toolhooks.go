@@ -32,6 +32,18 @@ func hookFor(name string) func(c *checker, t *toolCall) {
 		return vimHook
 	case "links":
 		return linksHook
+	case "make":
+		return makeHook
+	case "go":
+		return goHook
+	case "pkg":
+		return pkgHook
+	case "rsync":
+		return rsyncHook
+	case "zip":
+		return zipHook
+	case "extract":
+		return extractHook
 	}
 	return func(c *checker, t *toolCall) {
 		c.refuse(NotAllowed, t.exe, "", "aw's rule for %s names the hook %q, which does not exist; this is a bug in aw, report it", t.exe, name)

@@ -7,27 +7,10 @@ import (
 	"sync"
 )
 
-// legacyRules are the tools outside the declarative tables whose options
-// are only denylisted: one function each reads the argv for its known
-// tricks. They are not fail-closed; a tool added to the tables leaves this
-// list. args excludes the executable itself.
+// legacyRule is aw itself, whose human verbs are read by position
+// rather than by an option table (cobra strips flags it does not know).
 func legacyRule(exe string) func(c *checker, exe string, args []word, depth int) {
-	switch exe {
-	case "rsync":
-		return rsyncRule
-	case "emacs":
-		return emacsRule
-	case "zip":
-		return zipRule
-	case "scp", "sftp":
-		return scpRule
-	case "npm", "pnpm", "yarn", "bun":
-		return npmRule
-	case "make", "gmake":
-		return makeRule
-	case "go":
-		return goRule
-	case "aw":
+	if exe == "aw" {
 		return awRule
 	}
 	return nil
@@ -184,58 +167,6 @@ func sedDanger(s string) (why string, reads []string) {
 	return "", reads
 }
 
-func rsyncRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		if l == "--rsh" || l == "--rsync-path" || l == "-e" || strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsRune(a.text, 'e') {
-			c.deniedArg(exe, a.text, "it names a program for rsync to run")
-			return
-		}
-	}
-}
-
-func emacsRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		switch l {
-		case "--eval", "-l", "--load", "-f", "--funcall", "--script", "-x", "--batch", "-batch", "--exec":
-			c.deniedArg(exe, a.text, "it evaluates Lisp that can run any program")
-			return
-		}
-	}
-}
-
-func zipRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		if l == "-TT" || l == "--unzip-command" {
-			c.deniedArg(exe, a.text, "it names a program for zip to run")
-			return
-		}
-	}
-}
-
-func scpRule(c *checker, exe string, args []word, depth int) {
-	for i, a := range args {
-		t := a.text
-		opt := ""
-		switch {
-		case t == "-S" || strings.HasPrefix(t, "-S") || t == "-F" || strings.HasPrefix(t, "-F") || t == "-J":
-			c.deniedArg(exe, t, "it names a program or configuration that can run a command")
-			return
-		case t == "-o" && i+1 < len(args):
-			opt = args[i+1].text
-		case strings.HasPrefix(t, "-o"):
-			opt = t[2:]
-		}
-		o := strings.ToLower(opt)
-		if strings.Contains(o, "proxycommand") || strings.Contains(o, "localcommand") || strings.Contains(o, "knownhostscommand") || strings.Contains(o, "proxyjump") || strings.Contains(o, "match") {
-			c.deniedArg(exe, "-o "+opt, "this ssh option runs a command")
-			return
-		}
-	}
-}
-
 // packageCommand turns "@scope/name@1.2" into "name".
 func packageCommand(p string) string {
 	if strings.HasPrefix(p, "@") {
@@ -249,48 +180,6 @@ func packageCommand(p string) string {
 	return p
 }
 
-// npmDanger are npm configuration keys that name a program, a shell or a
-// configuration file. npm (nopt) expands unique abbreviations, so a flag
-// that is a prefix of one of them is refused too.
-var npmDanger = []string{"script-shell", "shell", "node-options", "editor", "browser", "git", "viewer", "userconfig", "globalconfig", "ignore-scripts", "prefix", "cache", "init-module", "onload-script", "node-gyp", "call", "package"}
-
-func npmRule(c *checker, exe string, args []word, depth int) {
-	sub := -1
-	for i, a := range args {
-		if sub >= 0 && (args[sub].text == "exec" || args[sub].text == "x" || args[sub].text == "dlx") {
-			break // npm exec's own options are read by the npx rule
-		}
-		if a.text == "--" {
-			break
-		}
-		if strings.HasPrefix(a.text, "--") {
-			l, _, _ := strings.Cut(strings.TrimPrefix(a.text, "--"), "=")
-			l = strings.TrimPrefix(l, "no-")
-			for _, d := range npmDanger {
-				if len(l) >= 2 && strings.HasPrefix(d, l) && !(d == "package" || d == "call") {
-					c.deniedArg(exe, a.text, "it names a program or configuration for "+exe+" to run (--"+d+")")
-					return
-				}
-			}
-		}
-		if sub < 0 && !strings.HasPrefix(a.text, "-") {
-			sub = i
-		}
-	}
-	if sub < 0 {
-		return
-	}
-	switch args[sub].text {
-	case "exec", "x", "dlx":
-		c.runSpec(npxSpec, exe+" "+args[sub].text, args[sub+1:], depth)
-	case "config", "set", "c":
-		rest := args[sub+1:]
-		if args[sub].text == "set" || hasWord(rest, "set") || hasWord(rest, "edit") || hasWord(rest, "delete") || hasWord(rest, "fix") {
-			c.deniedArg(exe, "config set", "it changes configuration outside the workspace (a script shell can hide there); leave it to a human")
-		}
-	}
-}
-
 func hasWord(args []word, s string) bool {
 	for _, a := range args {
 		if a.text == s {
@@ -298,56 +187,6 @@ func hasWord(args []word, s string) bool {
 		}
 	}
 	return false
-}
-
-func makeRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		name, isVar := isAssignment(a.text)
-		l, _, _ := strings.Cut(a.text, "=")
-		if isVar && (name == "SHELL" || name == ".SHELLFLAGS" || name == "MAKESHELL") || l == "--eval" || a.text == "-E" {
-			c.deniedArg(exe, a.text, "it changes the shell or the rules make runs")
-			return
-		}
-		if isVar {
-			c.assign(name, exe)
-		}
-	}
-}
-
-// goWrites are go's flags whose value is a file or directory it writes
-// (go build -o .git/hooks/pre-commit would plant a hook).
-var goWrites = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true,
-	"mutexprofile": true, "trace": true, "outputdir": true}
-
-func goRule(c *checker, exe string, args []word, depth int) {
-	for i, a := range args {
-		l, v, eq := strings.Cut(strings.TrimPrefix(a.text, "-"), "=")
-		if l == "-exec" || l == "-toolexec" || l == "exec" || l == "toolexec" {
-			c.deniedArg(exe, a.text, "it names a program for go to run")
-			return
-		}
-		if strings.HasPrefix(a.text, "-") {
-			if name := strings.TrimPrefix(strings.TrimPrefix(l, "-"), "test."); goWrites[name] {
-				switch {
-				case eq:
-					c.path(word{text: v, dynamic: a.dynamic}, writeAccess, exe, "file go -"+name+" writes")
-				case i+1 < len(args):
-					c.path(args[i+1], writeAccess, exe, "file go -"+name+" writes")
-				}
-				if c.refused {
-					return
-				}
-			}
-		}
-		if a.text == "env" && i+1 < len(args) {
-			for _, b := range args[i+1:] {
-				if b.text == "-w" || b.text == "-u" {
-					c.deniedArg(exe, "env "+b.text, "it changes go's configuration outside the workspace (GOFLAGS can hide a -toolexec); leave it to a human")
-					return
-				}
-			}
-		}
-	}
 }
 
 // awRule refuses aw's own human verbs inside a command.

@@ -22,6 +22,7 @@ var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
 		xargsSpec, setsidSpec, shSpec, findSpec, sedSpec, awkSpec, sortSpec, tarSpec, rgSpec,
 		vimSpec, edSpec, lessSpec, manSpec, npxSpec, cpSpec, mvSpec, installSpec, lnSpec, touchSpec,
 		ddSpec, teeSpec, truncateSpec, chmodSpec, mkdirSpec, rmSpec, gitSpec, hashSpec,
+		makeSpec, goSpec, pkgSpec, rsyncSpec, zipSpec, unzipSpec, patchSpec, emacsSpec, scpSpec, sftpSpec,
 	} {
 		for _, n := range t.names {
 			m[n] = t
