@@ -213,6 +213,13 @@ func sedHook(c *checker, t *toolCall) {
 	if t.has("--in-place") {
 		access, what = writeAccess, "file sed -i writes"
 	}
+	for _, u := range t.opts {
+		// -iDIR/* keeps the backup in another directory (.git/hooks/*).
+		if u.o.name() == "--in-place" && u.given && strings.Contains(u.val.text, "/") {
+			c.deniedArg(t.exe, u.as, "a backup suffix with / writes the backup into another directory, which the policy does not check; use a plain suffix such as -i.bak")
+			return
+		}
+	}
 	for _, f := range files {
 		if f.text != "-" {
 			c.path(f, access, t.exe, what)

@@ -58,8 +58,68 @@ func gitConfigSafe(kv string) bool {
 
 // sedDanger reads a sed script far enough to find e, w, W and the e/w
 // flags of s (refused), and the files r and R read (checked by the
-// caller); a script it cannot follow is refused.
+// caller); a script it cannot follow is refused. Where a regular
+// expression ends depends on how a sed reads bracket expressions ([/] does
+// not end s/[/]/x/ in GNU sed, and sed versions differ on a backslash
+// inside brackets), so the script is read every way a sed may read it, and
+// what any reading finds counts.
 func sedDanger(s string) (why string, reads []string) {
+	for _, brackets := range []sedBrackets{bracketsPlain, bracketsLiteral, bracketsEscaped} {
+		w, r := sedRead(s, brackets)
+		if w != "" {
+			return w, nil
+		}
+		reads = append(reads, r...)
+	}
+	return "", reads
+}
+
+// sedBrackets is one way of reading [ ] inside a sed regular expression.
+type sedBrackets uint8
+
+const (
+	bracketsPlain   sedBrackets = iota // [ is an ordinary character
+	bracketsLiteral                    // [ … ] holds the delimiter, a backslash in it is literal (POSIX)
+	bracketsEscaped                    // [ … ] holds the delimiter, a backslash in it escapes the next character
+)
+
+// sedRegexEnd returns the index of the delimiter d that ends the regular
+// expression starting at i (len(s) when none does).
+func sedRegexEnd(s string, i int, d byte, b sedBrackets) int {
+	for i < len(s) && s[i] != d {
+		switch {
+		case s[i] == '\\':
+			i += 2
+			continue
+		case s[i] == '[' && b != bracketsPlain:
+			j := i + 1
+			if j < len(s) && s[j] == '^' {
+				j++
+			}
+			if j < len(s) && s[j] == ']' {
+				j++
+			}
+			for j < len(s) && s[j] != ']' {
+				switch {
+				case s[j] == '[' && j+1 < len(s) && (s[j+1] == ':' || s[j+1] == '.' || s[j+1] == '='):
+					if k := strings.Index(s[j+2:], string(s[j+1])+"]"); k >= 0 {
+						j += k + 4
+						continue
+					}
+				case s[j] == '\\' && b == bracketsEscaped:
+					j++
+				}
+				j++
+			}
+			i = j + 1
+			continue
+		}
+		i++
+	}
+	return min(i, len(s))
+}
+
+func sedRead(s string, brackets sedBrackets) (why string, reads []string) {
 	i := 0
 	skipAddr := func() {
 		for i < len(s) {
@@ -73,14 +133,7 @@ func sedDanger(s string) (why string, reads []string) {
 					i++
 					d = s[i]
 				}
-				i++
-				for i < len(s) && s[i] != d {
-					if s[i] == '\\' {
-						i++
-					}
-					i++
-				}
-				i++
+				i = sedRegexEnd(s, i+1, d, brackets) + 1
 				for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
 					i++
 				}
@@ -121,12 +174,11 @@ func sedDanger(s string) (why string, reads []string) {
 			}
 			i++
 			for part := 0; part < 2; part++ {
-				for i < len(s) && s[i] != d {
-					if s[i] == '\\' {
-						i++
-					}
-					i++
+				b := brackets
+				if part == 1 || cmd == 'y' {
+					b = bracketsPlain // a replacement and y's lists hold no brackets
 				}
+				i = sedRegexEnd(s, i, d, b)
 				if i >= len(s) {
 					return "the sed script cannot be read", nil
 				}

@@ -333,11 +333,13 @@ var sedSpec = &toolSpec{
 	-z|--null-data
 	--help
 	--version`,
-	allow: []string{"sed -n 1,20p README.md", "sed -i s/a/b/ sub/f.txt", "sed -ne p f", "sed -E -s 's/(a)/\\1/' f", "sed --expr=p f", "sed -i.bak s/a/b/ f", "sed 'r sub/x' f", "sed -n '/a/p' f"},
+	allow: []string{"sed -n 1,20p README.md", "sed -i s/a/b/ sub/f.txt", "sed -ne p f", "sed -E -s 's/(a)/\\1/' f", "sed --expr=p f", "sed -i.bak s/a/b/ f", "sed 'r sub/x' f", "sed -n '/a/p' f", "sed 's/[/]/_/g' f", "sed -i'bak_*' s/a/b/ f", "sed -n '/[[:digit:]]/p' f"},
 	refuse: []string{"denied-pattern: sed e f", "denied-pattern: sed -nee f", "denied-pattern: sed -n -e 1e f", "denied-pattern: sed 's/a/b/e' f", "denied-pattern: sed 's/a/b/w out' f", "denied-pattern: sed 'w out' f", "denied-pattern: sed 'W out' f",
 		"denied-pattern: sed --expression=e f", "denied-pattern: sed --exp=e f", "nested-command: sed -f s.sed f", "nested-command: sed -sf s.sed f", "nested-command: sed --fil=s.sed f", "nested-command: sed -Ef s.sed f",
 		"path-escape: sed -i s/a/b/ .git/config", "path-escape: sed p -i .git/config", "path-escape: sed -ni p .agentic/config.json", "path-escape: sed -si s/a/b/ ../x", "path-escape: sed --in-pl s/a/b/ .git/config", "path-escape: sed 'r /etc/passwd' f", "path-escape: sed 'R .env' f",
-		"denied-pattern: sed -i -e 's/a/b/;e id' f", "denied-pattern: sed --bogus p f", "denied-pattern: sed -x p f"},
+		"denied-pattern: sed -i -e 's/a/b/;e id' f", "denied-pattern: sed --bogus p f", "denied-pattern: sed -x p f",
+		"denied-pattern: sed 's/[/]/;p;/w /tmp/x' f", "denied-pattern: sed 's/[/]*/\\\n/e' f", "denied-pattern: sed '/[/]/;p;/w x' f", "denied-pattern: sed 's/[[:alpha:]/]/;/e' f", "denied-pattern: sed 's/[\\/]/;/e' f",
+		"denied-pattern: sed -i'.git/hooks/*' s/a/b/ f", "denied-pattern: sed --in-place=/tmp/* s/a/b/ f", "denied-pattern: sed -i../x s/a/b/ f"},
 }
 
 var awkSpec = &toolSpec{
