@@ -257,8 +257,10 @@ func awkDanger(program string) string {
 		return "a pipe to or from a command runs it in a shell"
 	case strings.Contains(p, "@"):
 		return "@load, @include and indirect calls (@f()) load code or call a function by a name built at run time"
-	case awkWrite().MatchString(p):
+	case awkPrintRedirect(program):
 		return "print > file writes a file the policy does not check"
+	case strings.Contains(p, "ARGV") || strings.Contains(p, "ARGC"):
+		return "ARGV and ARGC choose the files awk reads, which the policy then cannot check; name the files as operands"
 	case strings.Contains(p, "getline") && strings.Contains(p, "<"):
 		return "getline < file reads a file the policy does not check"
 	}

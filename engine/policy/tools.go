@@ -1,10 +1,8 @@
 package policy
 
 import (
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // legacyRule is aw itself, whose human verbs are read by position
@@ -287,4 +285,42 @@ var humanVerbs = map[string][]string{
 	"call":     {"approval", "config", "prompt", "store", "gc", "answer"},
 }
 
-var awkWrite = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`print[f]?[^;{}]*>`) })
+// awkPrintRedirect reports whether a print or printf statement in the
+// program may send its output to a file (print … > file). Where the
+// statement ends is only trusted when nothing before that ; or } could
+// hide it: a string, a regular expression or a backslash makes the rest of
+// the line (and a line it continues) part of the statement.
+func awkPrintRedirect(p string) bool {
+	p = strings.ReplaceAll(p, "\\\n", " ")
+	for i := 0; ; {
+		k := strings.Index(p[i:], "print")
+		if k < 0 {
+			return false
+		}
+		i += k + len("print")
+		seg := p[i:]
+		// the statement runs to the end of its line, and on while a line
+		// ends where awk reads on (, { && || ?).
+		end := 0
+		for {
+			nl := strings.IndexByte(seg[end:], '\n')
+			if nl < 0 {
+				end = len(seg)
+				break
+			}
+			line := strings.TrimRight(seg[end:end+nl], " \t")
+			end += nl + 1
+			if line == "" || !strings.ContainsAny(line[len(line)-1:], ",{&|?:") {
+				break
+			}
+		}
+		seg = seg[:end]
+		if !strings.Contains(seg, ">") {
+			continue
+		}
+		stop := strings.IndexAny(seg, ";}")
+		if stop < 0 || strings.ContainsAny(seg[:stop], ">\"/\\") {
+			return true
+		}
+	}
+}

@@ -374,9 +374,11 @@ var awkSpec = &toolSpec{
 	-V|--version
 	-k|--csv
 	-W=OPTION  refuse  -W passes an implementation option aw does not read; use the long option instead`,
-	allow: []string{"awk '{print $1}' f", "awk -F: '{print $2}' f", "awk -v n=3 'NR<n' f", "gawk --sandbox -e '{print}' f", "awk 'length($0) > 72' f"},
+	allow: []string{"awk '{print $1}' f", "awk -F: '{print $2}' f", "awk -v n=3 'NR<n' f", "gawk --sandbox -e '{print}' f", "awk 'length($0) > 72' f", "awk '$3 > 5 {print $1}' f", "awk '{print $1}; NR > 5 {exit}' f", "awk '{ if ($3 > 0) print $1 }' f", "awk 'NR>1{print $2}' f"},
 	refuse: []string{"denied-pattern: awk 'BEGIN{system(\"id\")}'", "denied-pattern: awk '{print | \"sh\"}' f", "denied-pattern: awk 'BEGIN{\"id\" | getline x}'", "denied-pattern: awk '{print > \"/tmp/x\"}' f", "denied-pattern: awk '{printf \"%s\", $0 >> \"out\"}' f", "denied-pattern: awk 'BEGIN{getline l < \"/etc/passwd\"}'", "denied-pattern: awk 'BEGIN{f=\"sys\" \"tem\"; @f(\"id\")}'", "denied-pattern: awk -e 'BEGIN{system(\"id\")}' f",
-		"nested-command: awk -f p.awk f", "nested-command: awk -vx=1 -f p.awk f", "denied-pattern: awk --fi=p.awk f", "nested-command: awk --fil=p.awk f", "nested-command: gawk -l ext f", "nested-command: gawk -E p.awk", "denied-pattern: gawk -o/tmp/x 1 f", "denied-pattern: awk -W exec=p.awk", "denied-pattern: awk -v LD_PRELOAD=x 1 f"},
+		"nested-command: awk -f p.awk f", "nested-command: awk -vx=1 -f p.awk f", "denied-pattern: awk --fi=p.awk f", "nested-command: awk --fil=p.awk f", "nested-command: gawk -l ext f", "nested-command: gawk -E p.awk", "denied-pattern: gawk -o/tmp/x 1 f", "denied-pattern: awk -W exec=p.awk", "denied-pattern: awk -v LD_PRELOAD=x 1 f",
+		"denied-pattern: awk '{print a[\"}\"] > \"/tmp/x\"}' f", "denied-pattern: awk '{print /}/ > \"x\"}' f", "denied-pattern: awk '$0 ~ /\"/ {print > \"x\"}' f", "denied-pattern: awk '{print $1,\n$2 > \"x\"}' f", "denied-pattern: awk '{print \\\n> \"x\"}' f", "denied-pattern: awk '{printf(\"%s\", $0) > \"x\"}' f",
+		"denied-pattern: awk 'BEGIN{ARGV[1]=\".env\";ARGC=2}{print}'"},
 }
 
 var sortSpec = &toolSpec{
