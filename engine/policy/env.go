@@ -50,6 +50,25 @@ var lineOnlyVars = []string{
 	"MAKEFLAGS", "MFLAGS", "MAKEFILES", "MAKELEVEL", "TMUX", "XDG_*",
 }
 
+// pinnedEnv is set in every spawned environment, after the strip: a tool
+// that starts an editor or a pager on its own (git commit without -m, git
+// rebase -i, git add -e, crontab -e, man) would otherwise start vi or
+// less, and vi reads its keys (and so :!cmd) from whatever stdin the line
+// gives it, a pipe or a here-document. ":" edits nothing (git keeps the
+// message as it is), cat pages nothing, and LESSSECURE turns off less's
+// shell escapes, editor, log files and key files where less still runs.
+var pinnedEnv = []string{"EDITOR=:", "VISUAL=:", "GIT_EDITOR=:", "GIT_SEQUENCE_EDITOR=:", "GIT_PAGER=cat", "PAGER=cat", "MANPAGER=cat", "LESSSECURE=1"}
+
+// Pinned reports whether Env sets name to a fixed value.
+func Pinned(name string) bool {
+	for _, kv := range pinnedEnv {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
 // matchVar matches NAME, PREFIX* and *SUFFIX entries, case-insensitively
 // (a tool may look a variable up in either case).
 func matchVar(list []string, name string) bool {
@@ -80,7 +99,8 @@ func assignRefused(name string) bool {
 
 // Env returns the environment of a spawned process: the commands.inheritEnv
 // picks from the process's own environment (os.Environ), overlaid with
-// commands.env, with every startup variable removed (Stripped). An
+// commands.env, with every startup variable removed (Stripped) and the
+// editors and pagers pinned to ones that read nothing (pinnedEnv). An
 // inheritEnv entry ending in * picks by prefix ("LC_*"). Sorted by name.
 func Env(ws *workspace.Workspace) []string { return EnvFrom(ws, os.Environ()) }
 
@@ -112,6 +132,7 @@ func EnvFrom(ws *workspace.Workspace, environ []string) []string {
 		}
 		out = append(out, name+"="+value)
 	}
+	out = append(out, pinnedEnv...)
 	sort.Strings(out)
 	return out
 }

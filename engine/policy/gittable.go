@@ -31,6 +31,7 @@ var gitOverlay = map[string]string{
 	--config-env=X  refuse  configuration taken from the environment can run programs
 	-O|--orderfile=FILE  read
 	--pathspec-from-file=FILE  read`,
+	"apply":          "--unsafe-paths  refuse  it lets the patch write outside the working tree",
 	"clone":          "-c|--config=KV  check:gitconfig\n--separate-git-dir=DIR  wdir\n--reference=REPO  read\n--reference-if-able=REPO  read",
 	"init":           "--separate-git-dir=DIR  wdir",
 	"rebase":         "-x|--exec=CMD  run  it runs a command after each commit",
@@ -370,7 +371,7 @@ var gitSpec = &toolSpec{
 	--config-env=NAME=ENV  refuse  configuration taken from the environment can run programs
 	--exec-path[=PATH]  check:gitexecpath
 	--git-dir=PATH  check:gitdir
-	--work-tree=PATH  check:gitdir
+	--work-tree=PATH  check:gitworktree
 	--namespace=NS
 	--super-prefix=P
 	--attr-source=TREE
@@ -397,7 +398,8 @@ var gitSpec = &toolSpec{
 		"denied-pattern: git rebase -x id main", "denied-pattern: git rebase --exec=id main", "denied-pattern: git rebase -ix id main", "denied-pattern: git grep -Oevil foo", "denied-pattern: git grep --open-files=evil foo", "denied-pattern: git clone -c core.sshCommand=id h:r", "denied-pattern: git clone --conf=core.hooksPath=x h:r", "denied-pattern: git clone ext::id d", "denied-pattern: git remote add x ext::id", "denied-pattern: git config core.pager id", "denied-pattern: git help -w log",
 		"denied-pattern: git clone --template=./t h:r", "nested-command: git submodule foreach id", "nested-command: git bisect run ./evil", "nested-command: git difftool", "nested-command: git filter-branch --tree-filter id", "nested-command: git frobnicate", "denied-pattern: git init --templ=./t",
 		"path-escape: git -C /etc log", "path-escape: git --git-dir=/tmp/x log", "path-escape: git log --output=/tmp/x", "path-escape: git diff --output=.git/config", "path-escape: git format-patch -o /tmp HEAD~1", "path-escape: git format-patch -o.agentic HEAD~1", "path-escape: git archive -o /tmp/a.tar HEAD", "path-escape: git archive --out=.git/x HEAD", "path-escape: git checkout-index -a --prefix=/tmp/x/", "path-escape: git worktree add /tmp/wt", "path-escape: git worktree add .git/wt", "path-escape: git worktree move wt /tmp/wt", "path-escape: git mv README.md ../x", "path-escape: git clone h:r /tmp/d", "path-escape: git clone /etc d", "path-escape: git init /tmp/r", "path-escape: git commit -F .env",
-		"denied-pattern: git log --bogus", "denied-pattern: git status --bogus", "denied-pattern: git commit -Q", "denied-pattern: git -x status"},
+		"denied-pattern: git log --bogus", "denied-pattern: git status --bogus", "denied-pattern: git commit -Q", "denied-pattern: git -x status",
+		"path-escape: git --work-tree=.git checkout HEAD -- .", "path-escape: git --work-tree=.agentic restore .", "path-escape: git -C sub --work-tree=../.git checkout .", "path-escape: git -C .git --work-tree=. checkout .", "denied-pattern: git apply --unsafe-paths x.patch", "denied-pattern: git apply --unsafe x.patch"},
 }
 
 // gitSections is gitopts.txt split by subcommand (the text only: a
@@ -801,7 +803,6 @@ func (c *checker) gitRepository(t *toolCall) {
 			workTree = u.val.text
 		}
 	}
-	_ = workTree
 	for _, d := range c.dirs {
 		dir := d
 		for _, cd := range chdirs {
@@ -809,6 +810,17 @@ func (c *checker) gitRepository(t *toolCall) {
 				dir = cd
 			} else if cd != "" {
 				dir = filepath.Join(dir, cd)
+			}
+		}
+		if workTree != "" {
+			// git checks out, restores and cleans in the work tree: it is
+			// written, from wherever -C moved git.
+			p := workTree
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			if c.path(word{text: p}, writeAccess, t.exe, "git --work-tree directory"); c.refused {
+				return
 			}
 		}
 		if gitDir != "" {

@@ -67,6 +67,7 @@ var valueRules = map[string]func(c *checker, exe string, u used){
 	"gitdir": func(c *checker, exe string, u used) {
 		c.path(u.val, readAccess, exe, "git "+u.o.name()+" directory")
 	},
+	"gitworktree": func(c *checker, exe string, u used) {}, // checked as a write from git's directory by gitRepository
 	"gitexecpath": func(c *checker, exe string, u used) {
 		if u.given {
 			c.deniedArg(exe, u.as, "it chooses where git's own programs come from")
