@@ -28,6 +28,10 @@ type word struct {
 	// trailing marks the arguments xargs appends from stdin: only a rule
 	// that could read them (the tool's own, a deny pattern for it) refuses.
 	trailing bool
+	// glob is the word as a filepath.Match pattern when a glob is all
+	// that makes it dynamic (quoted parts escaped): the shell's expansion
+	// can be redone to see which files it names.
+	glob string
 }
 
 func literal(argv []string) []word {
@@ -280,6 +284,12 @@ func (c *checker) command(ws []word, depth int) {
 				c.refuse(UnsupportedSyntax, exe, "", "the shell builtin %s may evaluate its argument %s as arithmetic (which can run commands); pass plain literal values without [", exe, w.text)
 				return
 			}
+		}
+	}
+	if tool == nil && legacy == nil {
+		c.argumentPaths(exe, ws[1:])
+		if c.refused {
+			return
 		}
 	}
 	switch {

@@ -759,6 +759,11 @@ func (c *checker) operands(call *toolCall, target bool) {
 		}
 		w := ops[i]
 		switch k {
+		case "arg":
+			// words the rule does not read as paths may still name one
+			for _, cand := range pathCandidates(w.text) {
+				c.argPath(exe, cand, false)
+			}
 		case "read":
 			c.path(w, readAccess, exe, "file "+exe+" reads")
 		case "write":
