@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -399,7 +400,8 @@ var gitSpec = &toolSpec{
 		"denied-pattern: git clone --template=./t h:r", "nested-command: git submodule foreach id", "nested-command: git bisect run ./evil", "nested-command: git difftool", "nested-command: git filter-branch --tree-filter id", "nested-command: git frobnicate", "denied-pattern: git init --templ=./t",
 		"path-escape: git -C /etc log", "path-escape: git --git-dir=/tmp/x log", "path-escape: git log --output=/tmp/x", "path-escape: git diff --output=.git/config", "path-escape: git format-patch -o /tmp HEAD~1", "path-escape: git format-patch -o.agentic HEAD~1", "path-escape: git archive -o /tmp/a.tar HEAD", "path-escape: git archive --out=.git/x HEAD", "path-escape: git checkout-index -a --prefix=/tmp/x/", "path-escape: git worktree add /tmp/wt", "path-escape: git worktree add .git/wt", "path-escape: git worktree move wt /tmp/wt", "path-escape: git mv README.md ../x", "path-escape: git clone h:r /tmp/d", "path-escape: git clone /etc d", "path-escape: git init /tmp/r", "path-escape: git commit -F .env",
 		"denied-pattern: git log --bogus", "denied-pattern: git status --bogus", "denied-pattern: git commit -Q", "denied-pattern: git -x status",
-		"path-escape: git --work-tree=.git checkout HEAD -- .", "path-escape: git --work-tree=.agentic restore .", "path-escape: git -C sub --work-tree=../.git checkout .", "path-escape: git -C .git --work-tree=. checkout .", "denied-pattern: git apply --unsafe-paths x.patch", "denied-pattern: git apply --unsafe x.patch"},
+		"path-escape: git --work-tree=.git checkout HEAD -- .", "path-escape: git --work-tree=.agentic restore .", "path-escape: git -C sub --work-tree=../.git checkout .", "path-escape: git -C .git --work-tree=. checkout .", "denied-pattern: git --work-tree=sub add -f .agentic/config.json",
+		"path-escape: git add -f .agentic/config.json", "path-escape: git checkout -- .agentic/config.json", "path-escape: git restore --source=HEAD~1 .agentic", "denied-pattern: git update-index --add --cacheinfo 100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 x", "denied-pattern: git read-tree HEAD", "denied-pattern: git mktree", "denied-pattern: git clean -fdx", "denied-pattern: git clean -fX", "denied-pattern: git stash push --all", "denied-pattern: git stash -a", "nested-command: git apply", "nested-command: git apply missing.patch", "nested-command: git am", "denied-pattern: git apply --unsafe-paths x.patch", "denied-pattern: git apply --unsafe x.patch"},
 }
 
 // gitSections is gitopts.txt split by subcommand (the text only: a
@@ -745,11 +747,98 @@ func gitHook(c *checker, t *toolCall) {
 		if len(ops) > 0 {
 			c.path(ops[0], writeAccess, exe, "file git bundle create writes")
 		}
+	case "apply", "am":
+		c.gitPatch(exe, name, call)
+	}
+	if why, ok := gitIndexCrafting[name]; ok {
+		c.deniedArg(exe, name, why)
+		return
+	}
+	if name == "update-index" && call.has("--cacheinfo", "--index-info") {
+		c.deniedArg(exe, "update-index --cacheinfo", "it writes an index entry of any content at any path (a later checkout writes it into the work tree, .agentic/ included); stage files with git add")
+		return
+	}
+	if gitWritesPaths[name] {
+		// The index and the work tree: a protected path named here is
+		// staged from or written into the work tree.
+		for _, w := range ops {
+			for _, cand := range pathCandidates(w.text) {
+				c.argPath(exe, cand, true)
+			}
+		}
+	}
+	if !c.refused {
+		c.gitDeletes(exe, name, call)
 	}
 	if !c.refused {
 		c.gitRepository(t)
 	}
 }
+
+// gitWritesPaths are the subcommands whose pathspecs git stages, removes
+// or writes in the work tree: a protected path among them is a write.
+var gitWritesPaths = setOf("add", "rm", "checkout", "restore", "reset", "switch", "stash", "stash push", "clean", "checkout-index", "update-index", "mv", "merge-file", "apply")
+
+// gitIndexCrafting are plumbing subcommands that put a tree of any content
+// into the index or the object store's commits: checked out, it writes any
+// path, .agentic/config.json included.
+var gitIndexCrafting = map[string]string{
+	"read-tree":   "it loads any tree into the index (and with -u into the work tree), whatever paths it holds; use git checkout or git restore",
+	"mktree":      "it builds a tree of any paths, which a checkout would write into the work tree",
+	"commit-tree": "it builds a commit of any tree, which a checkout would write into the work tree; commit with git commit",
+}
+
+// gitDeletes: git clean -x/-X and git stash --all delete ignored files
+// (.agentic/ is ignored through .git/info/exclude); with protectedPatterns
+// set, clean and stash -u can delete an untracked protected file.
+func (c *checker) gitDeletes(exe, name string, call *toolCall) {
+	dry := call.has("--dry-run")
+	switch {
+	case name == "clean" && !dry && call.has("-x", "-X"):
+		c.deniedArg(exe, "clean -x", "it deletes ignored files too, and .agentic/ is ignored; use git clean -n to see, git clean -fd for untracked files")
+	case (name == "stash" || name == "stash push") && call.has("--all"):
+		c.deniedArg(exe, "stash --all", "it stashes and deletes ignored files too, and .agentic/ is ignored; use git stash or git stash -u")
+	case len(c.ws.Settings.ProtectedPatterns) > 0 && (name == "clean" && !dry || (name == "stash" || name == "stash push") && call.has("--include-untracked")):
+		c.deniedArg(exe, name, "it deletes untracked files, and protectedPatterns files may be among them; list them with git clean -n and remove what you mean with aw edit")
+	}
+}
+
+// gitPatch checks the paths a patch (git apply) or a mailbox (git am)
+// writes: every file name its headers give, under every strip level and
+// the --directory prefix, is a write; a patch that cannot be read, or
+// that comes from stdin, is refused.
+func (c *checker) gitPatch(exe, name string, call *toolCall) {
+	if name == "apply" && !call.has("--apply") && call.has("--check", "--stat", "--numstat", "--summary") {
+		return // only reads the patch
+	}
+	prefix := ""
+	for _, d := range call.values("--directory") {
+		prefix = d.text
+	}
+	if len(call.operands) == 0 {
+		c.refuse(NestedCommand, exe, "", "`git %s` without a file reads the patch from stdin, which the policy cannot read; save the patch in a file and name it", name)
+		return
+	}
+	for _, f := range call.operands {
+		names, err := patchTargets(c, f)
+		if err != "" {
+			c.refuse(NestedCommand, exe, f.text, "`git %s %s`: %s, so the files it writes cannot be checked; save the patch in a file inside the workspace", name, f.text, err)
+			return
+		}
+		for _, n := range names {
+			for _, p := range stripLevels(n) {
+				if prefix != "" {
+					p = prefix + "/" + p
+				}
+				if c.argPath(exe, p, true); c.refused {
+					c.v.Message = "the patch " + f.text + " writes " + n + ": " + c.v.Message
+					return
+				}
+			}
+		}
+	}
+}
+
 
 // gitURL read-checks a repository URL that is a local path.
 func (c *checker) gitURL(exe string, w word) {
@@ -969,3 +1058,85 @@ func looksLikeGitDir(dir string) bool {
 }
 
 var _ = workspace.Read
+
+// maxPatchBytes bounds the patch file read for its file names.
+const maxPatchBytes = 16 << 20
+
+// patchTargets reads the file names a patch's headers give (diff --git,
+// ---/+++, rename/copy from/to, Index:), as written.
+func patchTargets(c *checker, f word) ([]string, string) {
+	if f.dynamic != "" {
+		return nil, "its name is decided at run time"
+	}
+	if f.text == "-" {
+		return nil, "it is read from stdin"
+	}
+	p := f.text
+	if !filepath.IsAbs(p) && len(c.dirs) > 0 && c.dirs[0] != "" && c.dirs[0] != "." {
+		p = c.dirs[0] + "/" + p
+	}
+	res, err := c.ws.Jail.Resolve(p, readAccess)
+	if err != nil {
+		return nil, "it cannot be read inside the workspace"
+	}
+	fi, err := os.Stat(res.Abs)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxPatchBytes {
+		return nil, "it is not a readable file under 16 MiB"
+	}
+	b, err := os.ReadFile(res.Abs)
+	if err != nil {
+		return nil, "it cannot be read"
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		var names []string
+		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			names = strings.Fields(strings.TrimPrefix(line, "diff --git "))
+		case strings.HasPrefix(line, "--- "), strings.HasPrefix(line, "+++ "):
+			n := line[4:]
+			if i := strings.IndexByte(n, '\t'); i >= 0 {
+				n = n[:i]
+			}
+			names = []string{n}
+		case strings.HasPrefix(line, "rename from "), strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy from "), strings.HasPrefix(line, "copy to "):
+			_, n, _ := strings.Cut(line, " ")
+			_, n, _ = strings.Cut(n, " ")
+			names = []string{n}
+		case strings.HasPrefix(line, "Index: "):
+			names = []string{strings.TrimPrefix(line, "Index: ")}
+		}
+		for _, n := range names {
+			n = strings.TrimSpace(n)
+			if strings.HasPrefix(n, `"`) {
+				u, err := strconv.Unquote(n)
+				if err != nil {
+					return nil, "a quoted file name in it cannot be read"
+				}
+				n = u
+			}
+			if n != "" && n != "/dev/null" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, ""
+}
+
+// stripLevels are name with 0 to 3 leading components removed (-p0 … -p3).
+func stripLevels(name string) []string {
+	out := []string{name}
+	rest := name
+	for i := 0; i < 3; i++ {
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			break
+		}
+		rest = rest[j+1:]
+		if rest != "" {
+			out = append(out, rest)
+		}
+	}
+	return out
+}

@@ -122,3 +122,36 @@ func TestHostileFamilies(t *testing.T) {
 		})
 	}
 }
+
+// TestGitPatchTargets: git apply and git am write the files the patch
+// names; a protected one among them is refused, however the names are
+// written.
+func TestGitPatchTargets(t *testing.T) {
+	ws := fixture(t)
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(ws.Root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ok.patch", "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-x\n+y\n")
+	write("evil.patch", "diff --git a/x b/x\n--- /dev/null\n+++ b/.agentic/config.json\n@@ -0,0 +1 @@\n+{}\n")
+	write("quoted.patch", "--- /dev/null\n+++ \"b/.agentic/c\\157nfig.json\"\n@@ -0,0 +1 @@\n+{}\n")
+	write("rename.patch", "diff --git a/README.md b/README.md\nrename from README.md\nrename to .git/hooks/pre-commit\n")
+	write("strip.patch", "--- /dev/null\n+++ x/y/.agentic/config.json\n")
+	for line, want := range map[string]string{
+		"git apply ok.patch":                      "",
+		"git apply --check evil.patch":            "",
+		"git apply evil.patch":                    PathEscape,
+		"git apply --cached evil.patch":           PathEscape,
+		"git apply quoted.patch":                  PathEscape,
+		"git apply rename.patch":                  PathEscape,
+		"git apply -p3 strip.patch":               PathEscape,
+		"git apply --directory=.agentic ok.patch": PathEscape,
+		"git am evil.patch":                       PathEscape,
+	} {
+		v := Check(ws, Request{Line: line})
+		if want == "" && !v.Allowed || want != "" && (v.Allowed || v.Reason != want) {
+			t.Errorf("%s: allowed=%v %s (%s), want %q", line, v.Allowed, v.Reason, v.Message, want)
+		}
+	}
+}

@@ -67,7 +67,25 @@ var valueRules = map[string]func(c *checker, exe string, u used){
 	"gitdir": func(c *checker, exe string, u used) {
 		c.path(u.val, readAccess, exe, "git "+u.o.name()+" directory")
 	},
-	"gitworktree": func(c *checker, exe string, u used) {}, // checked as a write from git's directory by gitRepository
+	"gitworktree": func(c *checker, exe string, u used) {
+		// A work tree other than the root's own lets git stage a file the
+		// agent wrote at any path (--work-tree=sub add -f .agentic/x),
+		// and check out into any directory.
+		for _, d := range c.dirs {
+			p := u.val.text
+			if !filepath.IsAbs(p) && d != "" && d != "." {
+				p = d + "/" + p
+			}
+			if res, err := c.ws.Jail.Resolve(p, readAccess); err == nil && !res.Outside && (res.Rel == "" || res.Rel == ".") {
+				continue
+			}
+			c.path(u.val, writeAccess, exe, "git --work-tree directory")
+			if !c.refused {
+				c.deniedArg(exe, u.as, "a work tree other than the workspace root lets git stage and write files at paths the policy does not see (.agentic/ included); run git from the root")
+			}
+			return
+		}
+	},
 	"gitexecpath": func(c *checker, exe string, u used) {
 		if u.given {
 			c.deniedArg(exe, u.as, "it chooses where git's own programs come from")
