@@ -335,7 +335,7 @@ func setOf(names ...string) map[string]bool {
 // assign refuses assigning a variable that changes how a shell or a tool
 // starts (X=v cmd, env X=v cmd, X=v alone).
 func (c *checker) assign(name, exe string) {
-	if c.refused || !assignRefused(name) {
+	if c.refused || !assignRefused(name) || lineSafe[strings.ToUpper(name)] && !matchVar(startupVars, name) {
 		return
 	}
 	if matchVar(shellVars, name) {

@@ -840,7 +840,10 @@ func makeHook(c *checker, t *toolCall) {
 		case strings.ContainsAny(value, "$`"):
 			c.deniedArg(t.exe, op.text, "make expands the value, and $(shell …) in it runs a command; pass a literal value")
 		default:
-			if _, ok := isAssignment(name + "="); ok {
+			// make's variables are the makefile's (CFLAGS=-O2 is
+			// ordinary); only the environment families that start or
+			// load programs are refused.
+			if _, ok := isAssignment(name + "="); ok && (matchVar(startupVars, name) || matchVar(lineOnlyVars, name)) {
 				c.assign(name, t.exe)
 			}
 		}
