@@ -156,7 +156,7 @@ func (c *checker) globPaths(exe string, w word, write bool) {
 		for _, m := range matches {
 			if c.argPath(exe, m, write); c.refused {
 				c.v.Path = w.text
-				c.v.Message = "the glob " + w.text + " matches " + relOrAbs(c.ws.Jail.Root, m) + ": " + c.v.Message
+				c.v.Message = "the glob " + w.text + " matches " + relOrAbs(c.ws.Jail.Root, m) + ": " + strings.ReplaceAll(c.v.Message, c.ws.Jail.Root+string(filepath.Separator), "")
 				return
 			}
 		}
