@@ -985,7 +985,7 @@ var cpSpec = &toolSpec{
 	--sparse=WHEN
 	--strip-trailing-slashes
 	-s|--symbolic-link
-	-S|--suffix=SUFFIX
+	-S|--suffix=SUFFIX  check:suffix
 	-t|--target-directory=DIR  target
 	-T|--no-target-directory
 	-u|--update[=WHEN]
@@ -997,7 +997,7 @@ var cpSpec = &toolSpec{
 	--help
 	--version`,
 	allow:  []string{"cp go.mod sub/", "cp -r sub dist/", "cp -t dist go.mod README.md", "cp -av sub dist"},
-	refuse: []string{"path-escape: cp x /tmp/y", "path-escape: cp x .git/config", "path-escape: cp -l .git/config sub/c", "path-escape: cp --link .agentic/config.json x", "path-escape: cp -al .git sub/g", "path-escape: cp -t .git/hooks x", "path-escape: cp --target=.agentic x", "path-escape: cp -rt/tmp x", "path-escape: cp .env x", "path-escape: cp /etc/shadow x", "path-escape: cp x y .agentic/", "denied-pattern: cp --bogus x y"},
+	refuse: []string{"path-escape: cp x /tmp/y", "path-escape: cp x .git/config", "path-escape: cp -l .git/config sub/c", "path-escape: cp --link .agentic/config.json x", "path-escape: cp -al .git sub/g", "path-escape: cp -t .git/hooks x", "path-escape: cp --target=.agentic x", "path-escape: cp -rt/tmp x", "path-escape: cp .env x", "path-escape: cp /etc/shadow x", "path-escape: cp x y .agentic/", "denied-pattern: cp --bogus x y", "denied-pattern: cp -b -S /../../.git/hooks/x a sub/", "denied-pattern: cp --backup --suf=/x a b"},
 }
 
 var mvSpec = &toolSpec{
@@ -1011,7 +1011,7 @@ var mvSpec = &toolSpec{
 	-n|--no-clobber
 	--no-copy
 	--strip-trailing-slashes
-	-S|--suffix=SUFFIX
+	-S|--suffix=SUFFIX  check:suffix
 	-t|--target-directory=DIR  wdir
 	-T|--no-target-directory
 	-u|--update[=WHEN]
@@ -1039,7 +1039,7 @@ var installSpec = &toolSpec{
 	-p|--preserve-timestamps
 	-s|--strip
 	--strip-program=PROG  run  it runs a program on the installed files
-	-S|--suffix=SUFFIX
+	-S|--suffix=SUFFIX  check:suffix
 	-t|--target-directory=DIR  target
 	-T|--no-target-directory
 	-v|--verbose
@@ -1065,7 +1065,7 @@ var lnSpec = &toolSpec{
 	-P|--physical
 	-r|--relative
 	-s|--symbolic
-	-S|--suffix=SUFFIX
+	-S|--suffix=SUFFIX  check:suffix
 	-t|--target-directory=DIR  target
 	-T|--no-target-directory
 	-v|--verbose
