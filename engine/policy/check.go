@@ -133,6 +133,10 @@ func (c *checker) startDir(cwd string) string {
 		c.refuse(PathEscape, "", cwd, "the working directory %q is not inside the workspace; give a directory relative to the root", cwd)
 		return ""
 	}
+	if c.ws.Jail.Protected(p.Rel) {
+		c.refuse(PathEscape, "", cwd, "PROTECTED: the working directory %q is protected, and programs write into their working directory by default (nohup.out, npm init, go mod init, ar x); run from an unprotected directory and name protected files as arguments to read them", cwd)
+		return ""
+	}
 	c.addPath(p.Rel)
 	return p.Rel
 }
@@ -454,6 +458,10 @@ func (c *checker) cd(name string, args []word) {
 				msg = e.Message
 			}
 			c.refuse(PathEscape, name, target.text, "the %s directory %s leaves the workspace: %s", name, target.text, msg)
+			return
+		}
+		if c.ws.Jail.Protected(res.Rel) {
+			c.refuse(PathEscape, name, target.text, "PROTECTED: %s %s moves into a protected directory, and programs write into their working directory by default (nohup.out, npm init, go mod init, ar x); stay outside it and name protected files as arguments to read them", name, target.text)
 			return
 		}
 		c.addPath(res.Rel)

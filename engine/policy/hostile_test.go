@@ -49,6 +49,11 @@ var hostileFamilies = []tcase{
 	{sh: true, line: "cat *.md", setup: noDeny},
 	{sh: true, line: "cat 'R*'", setup: noDeny},
 	{sh: true, line: "cd sub && cat ../.e*", reason: PathEscape, setup: noDeny},
+	// a protected working directory: programs write into their cwd
+	{sh: true, line: "cd .git/hooks && nohup ls", reason: PathEscape},
+	{sh: true, line: "cd .agentic; npm init -y", reason: PathEscape},
+	{sh: true, line: "pushd .git && ls", reason: PathEscape},
+	{sh: true, line: "cd sub && ls ../.git"},
 	// sed's regex end
 	{line: "sed 's/[/]/;p;/w /tmp/x' README.md", reason: DeniedPattern},
 	{line: "sed -n '\\,[,],;p;,e' README.md", reason: DeniedPattern},
