@@ -394,14 +394,14 @@ var gitSpec = &toolSpec{
 	-v|--version
 	-h|--help`,
 	allow: []string{"git status", "git diff --stat HEAD~1", "git log --oneline -n 20", "git log -5 --format=%H", "git -c color.ui=always diff", "git add -A", "git commit -m wip", "git -C sub status",
-		"git --no-pager log -p", "git show --name-only HEAD", "git branch -a", "git stash list", "git worktree add wt", "git diff --output=sub/d.patch", "git config --get user.name", "git fetch -u origin", "git rev-parse --show-toplevel", "git grep -n foo", "git log --oneline --graph --decorate --all", "git diff --cached --name-only", "git status -sb", "git log --author=me --since=2.weeks"},
+		"git --no-pager log -p", "git show --name-only HEAD", "git branch -a", "git stash list", "git worktree add wt", "git diff --output=sub/d.patch", "git config --get user.name", "git fetch -u origin", "git rev-parse --show-toplevel", "git grep -n foo", "git log --oneline --graph --decorate --all", "git diff --cached --name-only", "git status -sb", "git log --author=me --since=2.weeks", "git fetch origin main", "git pull --rebase origin main", "git clone . copy", "git push -u origin HEAD"},
 	refuse: []string{"denied-pattern: git -c core.pager=id log", "denied-pattern: git -c alias.st=!id st", "denied-pattern: git --config-env=core.pager=X log", "denied-pattern: git --exec-path=./evil status", "denied-pattern: git fetch --upload-pack=./evil origin", "denied-pattern: git fetch --upload-pa=./evil origin", "denied-pattern: git pull --upl=./evil", "denied-pattern: git push --receive-pack=./evil", "denied-pattern: git push --rec=x", "denied-pattern: git clone -u ./evil h:r d", "denied-pattern: git clone -u./evil h:r", "denied-pattern: git archive --exec=./evil --remote=x HEAD", "denied-pattern: git ls-remote --upload-pack=./evil x",
 		"denied-pattern: git rebase -x id main", "denied-pattern: git rebase --exec=id main", "denied-pattern: git rebase -ix id main", "denied-pattern: git grep -Oevil foo", "denied-pattern: git grep --open-files=evil foo", "denied-pattern: git clone -c core.sshCommand=id h:r", "denied-pattern: git clone --conf=core.hooksPath=x h:r", "denied-pattern: git clone ext::id d", "denied-pattern: git remote add x ext::id", "denied-pattern: git config core.pager id", "denied-pattern: git help -w log",
 		"denied-pattern: git clone --template=./t h:r", "nested-command: git submodule foreach id", "nested-command: git bisect run ./evil", "nested-command: git difftool", "nested-command: git filter-branch --tree-filter id", "nested-command: git frobnicate", "denied-pattern: git init --templ=./t",
 		"path-escape: git -C /etc log", "path-escape: git --git-dir=/tmp/x log", "path-escape: git log --output=/tmp/x", "path-escape: git diff --output=.git/config", "path-escape: git format-patch -o /tmp HEAD~1", "path-escape: git format-patch -o.agentic HEAD~1", "path-escape: git archive -o /tmp/a.tar HEAD", "path-escape: git archive --out=.git/x HEAD", "path-escape: git checkout-index -a --prefix=/tmp/x/", "path-escape: git worktree add /tmp/wt", "path-escape: git worktree add .git/wt", "path-escape: git worktree move wt /tmp/wt", "path-escape: git mv README.md ../x", "path-escape: git clone h:r /tmp/d", "path-escape: git clone /etc d", "path-escape: git init /tmp/r", "path-escape: git commit -F .env",
 		"denied-pattern: git log --bogus", "denied-pattern: git status --bogus", "denied-pattern: git commit -Q", "denied-pattern: git -x status",
 		"path-escape: git --work-tree=.git checkout HEAD -- .", "path-escape: git --work-tree=.agentic restore .", "path-escape: git -C sub --work-tree=../.git checkout .", "path-escape: git -C .git --work-tree=. checkout .", "denied-pattern: git --work-tree=sub add -f .agentic/config.json",
-		"path-escape: git add -f .agentic/config.json", "path-escape: git checkout -- .agentic/config.json", "path-escape: git restore --source=HEAD~1 .agentic", "denied-pattern: git update-index --add --cacheinfo 100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 x", "denied-pattern: git read-tree HEAD", "denied-pattern: git mktree", "denied-pattern: git clean -fdx", "denied-pattern: git clean -fX", "denied-pattern: git stash push --all", "denied-pattern: git stash -a", "nested-command: git apply", "nested-command: git apply missing.patch", "nested-command: git am", "denied-pattern: git apply --unsafe-paths x.patch", "denied-pattern: git apply --unsafe x.patch"},
+		"path-escape: git add -f .agentic/config.json", "path-escape: git checkout -- .agentic/config.json", "path-escape: git restore --source=HEAD~1 .agentic", "denied-pattern: git update-index --add --cacheinfo 100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 x", "denied-pattern: git read-tree HEAD", "denied-pattern: git mktree", "denied-pattern: git clean -fdx", "denied-pattern: git clean -fX", "denied-pattern: git stash push --all", "denied-pattern: git stash -a", "nested-command: git apply", "nested-command: git apply missing.patch", "nested-command: git am", "nested-command: git fetch ./sub main", "nested-command: git pull sub/deeper", "nested-command: git clone sub x", "nested-command: git remote add x ./sub", "nested-command: git remote add x sub", "nested-command: git fetch file://sub", "denied-pattern: git apply --unsafe-paths x.patch", "denied-pattern: git apply --unsafe x.patch"},
 }
 
 // gitSections is gitopts.txt split by subcommand (the text only: a
@@ -736,8 +736,11 @@ func gitHook(c *checker, t *toolCall) {
 			c.path(ops[1], writeAccess, exe, "directory git submodule add writes")
 		}
 	case "remote add", "remote set-url":
-		for _, w := range ops {
-			c.gitURL(exe, w)
+		// NAME URL (set-url: NAME NEWURL [OLDURL]): every word after the name
+		for _, w := range ops[min(1, len(ops)):] {
+			if !strings.HasPrefix(w.text, "-") {
+				c.gitURL(exe, w)
+			}
 		}
 	case "worktree move", "mv":
 		if len(ops) > 1 {
@@ -749,6 +752,10 @@ func gitHook(c *checker, t *toolCall) {
 		}
 	case "apply", "am":
 		c.gitPatch(exe, name, call)
+	case "fetch", "pull", "push", "ls-remote":
+		if w, ok := gitRemoteOperand(ops); ok {
+			c.gitURL(exe, w)
+		}
 	}
 	if why, ok := gitIndexCrafting[name]; ok {
 		c.deniedArg(exe, name, why)
@@ -849,7 +856,44 @@ func (c *checker) gitURL(exe string, w word) {
 	if i := strings.IndexByte(u, ':'); i > 0 && !strings.ContainsRune(u[:i], '/') && !strings.HasPrefix(u, "file://") {
 		return // host:path (scp-like)
 	}
-	c.path(word{text: strings.TrimPrefix(u, "file://"), dynamic: w.dynamic}, readAccess, exe, "repository git reads")
+	p := strings.TrimPrefix(u, "file://")
+	if c.path(word{text: p, dynamic: w.dynamic}, readAccess, exe, "repository git reads"); c.refused {
+		return
+	}
+	// A repository inside the workspace, other than the root's own, may
+	// have been written file by file by the agent: its commits can hold
+	// any path (.agentic/config.json), which a checkout then writes.
+	for _, d := range c.dirs {
+		full := p
+		if !filepath.IsAbs(full) && d != "" && d != "." {
+			full = d + "/" + full
+		}
+		res, err := c.ws.Jail.Resolve(full, readAccess)
+		if err != nil || res.Outside {
+			continue
+		}
+		if res.Rel == "" || res.Rel == "." || c.rootGitDir(res.Abs) {
+			continue
+		}
+		c.refuse(NestedCommand, exe, u, "`%s` would read the repository %s inside the workspace, which could have been written file by file from inside it (its commits can hold .agentic/ or .git/ paths that a checkout writes); fetch from a remote or from the workspace's own repository", exe, u)
+		return
+	}
+}
+
+// gitRemoteOperand is the repository a fetch, pull, push or ls-remote
+// names, when it is a path rather than a remote's name.
+func gitRemoteOperand(ops []word) (word, bool) {
+	for _, w := range ops {
+		t := w.text
+		if strings.HasPrefix(t, "-") {
+			continue
+		}
+		if strings.ContainsAny(t, "/:") || t == "." || t == ".." || strings.HasPrefix(t, "file:") {
+			return w, true
+		}
+		return word{}, false // a remote's name
+	}
+	return word{}, false
 }
 
 // gitConfigWrites reports whether `git config ARGS` can change a value.
