@@ -846,7 +846,6 @@ func (c *checker) gitPatch(exe, name string, call *toolCall) {
 	}
 }
 
-
 // gitURL read-checks a repository URL that is a local path.
 func (c *checker) gitURL(exe string, w word) {
 	u := w.text
