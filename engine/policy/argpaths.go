@@ -69,6 +69,12 @@ func pathCandidates(s string) []string {
 	out := make([]string, 0, 3)
 	if !strings.HasPrefix(s, "-") {
 		out = append(out, s)
+	} else if len(s) > 2 && s[1] != '-' && !strings.ContainsRune(s, '=') {
+		// -f.env, -rf.env: a short option's value can start after any
+		// letter of a bundle
+		for k := 2; k < len(s); k++ {
+			out = append(out, s[k:])
+		}
 	}
 	if _, v, ok := strings.Cut(s, "="); ok && v != "" {
 		out = append(out, v)

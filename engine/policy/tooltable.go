@@ -227,7 +227,7 @@ var shSpec = &toolSpec{
 // --- find: an expression whose actions run, write or delete ---
 
 var findSpec = &toolSpec{
-	names: []string{"find"}, mode: expression,
+	names: []string{"find"}, mode: expression, operands: []string{"read"},
 	opts: `
 	-name=P
 	-iname=P
@@ -310,7 +310,7 @@ var findSpec = &toolSpec{
 	allow: []string{"find . -name '*.go'", "find . -name '*.tmp' -exec ls -l {} \\;", "find sub -type f -newer go.mod -print", "find -L . -maxdepth 2 \\( -name a -o -name b \\) -print0", "find . -newermt 2024-01-01"},
 	refuse: []string{"denied-executable: find . -exec rm {} \\;", "denied-executable: find . -execdir rm {} +", "denied-executable: find . -ok rm {} \\;", "denied-executable: find . -okdir rm {} \\;",
 		"denied-executable: find . -name x -o -exec rm {} \\;", "denied-pattern: find . -fprint x", "denied-pattern: find . -fprintf x %p", "denied-pattern: find . -fls x", "denied-pattern: find . -fprint0 x", "denied-pattern: find . -delete",
-		"nested-command: find . -exec sh -c id \\;", "nested-command: find . -exec", "denied-pattern: find . -evil", "nested-command: find . -exec find . -exec rm {} \\; \\;"},
+		"nested-command: find . -exec sh -c id \\;", "nested-command: find . -exec", "denied-pattern: find . -evil", "path-escape: find .env -exec cat {} +", "path-escape: find / -name x", "nested-command: find . -exec find . -exec rm {} \\; \\;"},
 }
 
 // --- editors and filters whose language can run or write ---
