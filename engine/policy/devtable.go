@@ -22,7 +22,7 @@ var makeSpec = &toolSpec{
 	--debug[=FLAGS]
 	-e|--environment-overrides
 	-E|--eval=STRING  script  make evaluates the text as makefile rules, whose recipes run commands
-	-f|--file|--makefile=FILE  read
+	-f|--file|--makefile=FILE  check:programfile
 	-h|--help
 	-i|--ignore-errors
 	-I|--include-dir=DIR  read
@@ -51,7 +51,7 @@ var makeSpec = &toolSpec{
 	-W|--what-if|--new-file|--assume-new=FILE
 	--warn-undefined-variables`,
 	allow: []string{"make", "make test", "make -j4 build", "make -C sub test", "make -f build.mk all", "make -s -k test", "make --jobs=8", "make CFLAGS=-O2 test", "make -n"},
-	refuse: []string{"path-escape: make -C /tmp", "path-escape: make --dir=/tmp test", "path-escape: make -C .git", "nested-command: make --eval='x:;id'", "nested-command: make --ev='x:;id'", "nested-command: make -E 'x:;id'", "path-escape: make -f .env",
+	refuse: []string{"path-escape: make -C /tmp", "path-escape: make --dir=/tmp test", "path-escape: make -C .git", "nested-command: make --eval='x:;id'", "nested-command: make --ev='x:;id'", "nested-command: make -E 'x:;id'", "path-escape: make -f .env", "nested-command: make -f - x", "nested-command: make --file=/dev/stdin", "nested-command: make -f /dev/fd/0",
 		"denied-pattern: make SHELL=./evil", "denied-pattern: make .SHELLFLAGS=-c", "denied-pattern: make MAKESHELL=/bin/rm", "denied-pattern: make LD_PRELOAD=x.so", "denied-pattern: make --bogus", "denied-pattern: make -Z"},
 	why: "runs the recipes of the makefile it reads",
 }
@@ -787,6 +787,16 @@ func init() {
 		if !sshSafeOptions[strings.ToLower(strings.TrimSpace(key))] {
 			c.deniedArg(exe, "-o "+kv, "this ssh option is not one aw's rule knows to be harmless (ProxyCommand, LocalCommand, Match exec, PKCS11Provider and others run programs or load files); pass a known option such as Port, User, BatchMode or ConnectTimeout")
 		}
+	}
+	valueRules["programfile"] = func(c *checker, exe string, u used) {
+		// A program file on stdin (make -f - with a here-document) holds
+		// commands the policy cannot read.
+		v := u.val.text
+		if v == "-" || strings.HasPrefix(v, "/dev/") || strings.HasPrefix(v, "/proc/") {
+			c.scriptOption(exe, u, "it reads its rules, whose recipes run commands, from stdin")
+			return
+		}
+		c.path(u.val, readAccess, exe, "file "+exe+" "+u.o.name()+" reads")
 	}
 	valueRules["gocompiler"] = func(c *checker, exe string, u used) {
 		if u.val.text != "gc" {
