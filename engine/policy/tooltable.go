@@ -265,7 +265,7 @@ var findSpec = &toolSpec{
 	-context=C
 	-maxdepth=N
 	-mindepth=N
-	-files0-from=F  read
+	-files0-from=F  check:namelist
 	-empty
 	-executable
 	-readable
@@ -403,7 +403,7 @@ var sortSpec = &toolSpec{
 	--check[=X]
 	--compress-program=PROG  run  it runs a program on sort's temporary files
 	--debug
-	--files0-from=FILE  read
+	--files0-from=FILE  check:namelist
 	-k|--key=KEYDEF
 	-m|--merge
 	-o|--output=FILE  write
@@ -417,7 +417,7 @@ var sortSpec = &toolSpec{
 	--help
 	--version`,
 	allow:  []string{"sort f", "sort -rn -k2 f", "sort -o out.txt f", "sort -ooutput.txt f", "sort -t, -k1,1 f", "sort -T sub f"},
-	refuse: []string{"denied-pattern: sort --compress-program=gzip f", "denied-pattern: sort --compress=gzip f", "denied-pattern: sort --comp gzip f", "path-escape: sort -o /tmp/x f", "path-escape: sort -uo.git/config f", "path-escape: sort f -o .agentic/x", "path-escape: sort --out=../x f", "path-escape: sort -T /tmp f", "path-escape: sort .env", "denied-pattern: sort --bogus f"},
+	refuse: []string{"denied-pattern: sort --compress-program=gzip f", "denied-pattern: sort --compress=gzip f", "denied-pattern: sort --comp gzip f", "path-escape: sort -o /tmp/x f", "path-escape: sort -uo.git/config f", "path-escape: sort f -o .agentic/x", "path-escape: sort --out=../x f", "path-escape: sort -T /tmp f", "path-escape: sort .env", "denied-pattern: sort --files0-from=-", "denied-pattern: sort --bogus f"},
 }
 
 var tarSpec = &toolSpec{
@@ -547,7 +547,7 @@ var tarSpec = &toolSpec{
 	-P|--absolute-names  refuse  members with absolute names are written outside the workspace
 	--recursion
 	--suffix=STRING
-	-T|--files-from=FILE  read
+	-T|--files-from=FILE  check:namelist
 	--unquote
 	--verbatim-files-from
 	-X|--exclude-from=FILE  read
@@ -583,7 +583,7 @@ var tarSpec = &toolSpec{
 	refuse: []string{"denied-pattern: tar --to-command='sh -c id' -xOf a.tar", "denied-pattern: tar --to-c=id -tf a.tar", "denied-pattern: tar -I ./evil -cf a.tar .", "denied-pattern: tar -Ievil -cf a.tar .", "denied-pattern: tar xIf ./evil a.tar", "denied-pattern: tar --use-compress-program=./evil -cf a.tar .", "denied-pattern: tar --use-comp=./evil -cf a.tar .",
 		"denied-pattern: tar --checkpoint=1 --checkpoint-action=exec=id -cf a.tar .", "denied-pattern: tar --checkpoint-a=exec=id -cf a.tar .", "denied-pattern: tar -cf a.tar -F ./evil .", "denied-pattern: tar --info-script=./evil -cf a.tar .", "denied-pattern: tar --new-vol=./evil -cf a.tar .",
 		"denied-pattern: tar -xf a.tar", "denied-pattern: tar xf a.tar", "denied-pattern: tar --extract -f a.tar", "denied-pattern: tar -cf host:a.tar .", "denied-pattern: tar --rsh-command=./evil -cf h:a .",
-		"path-escape: tar -cf /tmp/a.tar .", "path-escape: tar -czf .git/x.tgz .", "path-escape: tar cf .agentic/a.tar .", "path-escape: tar -c -T .env -f a.tar", "path-escape: tar -cf a.tar -C /etc .", "denied-pattern: tar --bogus -cf a.tar .", "denied-pattern: tar cYf a.tar ."},
+		"path-escape: tar -cf /tmp/a.tar .", "path-escape: tar -czf .git/x.tgz .", "path-escape: tar cf .agentic/a.tar .", "path-escape: tar -c -T .env -f a.tar", "denied-pattern: tar -cf a.tar -T -", "denied-pattern: tar -cf a.tar --files-from=/dev/stdin", "path-escape: tar -cf a.tar -C /etc .", "denied-pattern: tar --bogus -cf a.tar .", "denied-pattern: tar cYf a.tar ."},
 }
 
 // TAR_OPTIONS is stripped from the spawned environment and refused on a
