@@ -53,40 +53,36 @@ func (c *checker) argumentPaths(exe string, args []word) {
 			c.globPaths(exe, w, write)
 			continue
 		}
-		for _, cand := range pathCandidates(w.text) {
-			c.argPath(exe, cand, write)
-		}
+		pathCandidates(w.text, func(p string) { c.argPath(exe, p, write) })
 	}
 }
 
-// pathCandidates are the paths a word may name: itself, the value after
-// the first = of an option or KEY=VALUE, the part after a : (REV:PATH,
-// HOST:PATH).
-func pathCandidates(s string) []string {
+// pathCandidates calls f with the paths a word may name: itself, the
+// value after the first = of an option or KEY=VALUE, the part after a :
+// (REV:PATH, HOST:PATH), and in a short-option bundle every tail (-f.env).
+func pathCandidates(s string, f func(string)) {
 	if s == "" || s == "-" || s == "--" {
-		return nil
+		return
 	}
-	out := make([]string, 0, 3)
 	if !strings.HasPrefix(s, "-") {
-		out = append(out, s)
+		f(s)
 	} else if len(s) > 2 && s[1] != '-' && !strings.ContainsRune(s, '=') {
 		// -f.env, -rf.env: a short option's value can start after any
 		// letter of a bundle
 		for k := 2; k < len(s); k++ {
-			out = append(out, s[k:])
+			f(s[k:])
 		}
 	}
 	if _, v, ok := strings.Cut(s, "="); ok && v != "" {
-		out = append(out, v)
+		f(v)
 		s = v
 	}
 	if i := strings.IndexByte(s, ':'); i >= 0 && i+1 < len(s) {
-		out = append(out, s[i+1:])
+		f(s[i+1:])
 		if j := strings.LastIndexByte(s, ':'); j > i && j+1 < len(s) {
-			out = append(out, s[j+1:])
+			f(s[j+1:])
 		}
 	}
-	return out
 }
 
 // argPath refuses a word that resolves to a denyPaths match, or (write) to
@@ -100,11 +96,8 @@ func (c *checker) argPath(exe, p string, write bool) {
 		if !filepath.IsAbs(full) && d != "" && d != "." {
 			full = d + "/" + full
 		}
-		key := "arg\x00" + full
-		if write {
-			key = "argw\x00" + full
-		}
-		if c.resolved[key] {
+		key := argKey{full, write}
+		if c.argSeen[key] {
 			continue
 		}
 		access := workspace.Read
@@ -123,11 +116,17 @@ func (c *checker) argPath(exe, p string, write bool) {
 				return
 			}
 		}
-		if c.resolved == nil {
-			c.resolved = map[string]bool{}
+		if c.argSeen == nil {
+			c.argSeen = map[argKey]bool{}
 		}
-		c.resolved[key] = true
+		c.argSeen[key] = true
 	}
+}
+
+// argKey is one word checked from one directory, as a read or a write.
+type argKey struct {
+	path  string
+	write bool
 }
 
 // maxGlobMatches bounds the files one glob is expanded to for the check.

@@ -63,6 +63,7 @@ type checker struct {
 	dirs     []string // every root-relative directory the line may be in
 	seen     map[string]bool
 	resolved map[string]bool // dir, target and access already found inside the jail
+	argSeen  map[argKey]bool // words already checked as paths
 	lookups  map[string][]Executable
 	env      []string          // the spawned environment, for PATH
 	pathDirs []string          // its PATH entries

@@ -769,9 +769,7 @@ func gitHook(c *checker, t *toolCall) {
 		// The index and the work tree: a protected path named here is
 		// staged from or written into the work tree.
 		for _, w := range ops {
-			for _, cand := range pathCandidates(w.text) {
-				c.argPath(exe, cand, true)
-			}
+			pathCandidates(w.text, func(p string) { c.argPath(exe, p, true) })
 		}
 	}
 	if !c.refused {

@@ -761,9 +761,7 @@ func (c *checker) operands(call *toolCall, target bool) {
 		switch k {
 		case "arg":
 			// words the rule does not read as paths may still name one
-			for _, cand := range pathCandidates(w.text) {
-				c.argPath(exe, cand, false)
-			}
+			pathCandidates(w.text, func(p string) { c.argPath(exe, p, false) })
 		case "read":
 			c.path(w, readAccess, exe, "file "+exe+" reads")
 		case "write":
