@@ -28,6 +28,10 @@ type word struct {
 	// trailing marks the arguments xargs appends from stdin: only a rule
 	// that could read them (the tool's own, a deny pattern for it) refuses.
 	trailing bool
+	// glob is the word as a filepath.Match pattern when a glob is all
+	// that makes it dynamic (quoted parts escaped): the shell's expansion
+	// can be redone to see which files it names.
+	glob string
 }
 
 func literal(argv []string) []word {
@@ -59,6 +63,7 @@ type checker struct {
 	dirs     []string // every root-relative directory the line may be in
 	seen     map[string]bool
 	resolved map[string]bool // dir, target and access already found inside the jail
+	argSeen  map[argKey]bool // words already checked as paths
 	lookups  map[string][]Executable
 	env      []string          // the spawned environment, for PATH
 	pathDirs []string          // its PATH entries
@@ -127,6 +132,10 @@ func (c *checker) startDir(cwd string) string {
 	p, err := c.ws.Jail.Resolve(cwd, workspace.Read)
 	if err != nil || p.Outside {
 		c.refuse(PathEscape, "", cwd, "the working directory %q is not inside the workspace; give a directory relative to the root", cwd)
+		return ""
+	}
+	if c.ws.Jail.Protected(p.Rel) {
+		c.refuse(PathEscape, "", cwd, "PROTECTED: the working directory %q is protected, and programs write into their working directory by default (nohup.out, npm init, go mod init, ar x); run from an unprotected directory and name protected files as arguments to read them", cwd)
 		return ""
 	}
 	c.addPath(p.Rel)
@@ -282,6 +291,12 @@ func (c *checker) command(ws []word, depth int) {
 			}
 		}
 	}
+	if tool == nil && legacy == nil {
+		c.argumentPaths(exe, ws[1:])
+		if c.refused {
+			return
+		}
+	}
 	switch {
 	case tool != nil:
 		c.runSpec(tool, exe, ws[1:], depth)
@@ -325,7 +340,7 @@ func setOf(names ...string) map[string]bool {
 // assign refuses assigning a variable that changes how a shell or a tool
 // starts (X=v cmd, env X=v cmd, X=v alone).
 func (c *checker) assign(name, exe string) {
-	if c.refused || !assignRefused(name) {
+	if c.refused || !assignRefused(name) || lineSafe[strings.ToUpper(name)] && !matchVar(startupVars, name) {
 		return
 	}
 	if matchVar(shellVars, name) {
@@ -444,6 +459,10 @@ func (c *checker) cd(name string, args []word) {
 				msg = e.Message
 			}
 			c.refuse(PathEscape, name, target.text, "the %s directory %s leaves the workspace: %s", name, target.text, msg)
+			return
+		}
+		if c.ws.Jail.Protected(res.Rel) {
+			c.refuse(PathEscape, name, target.text, "PROTECTED: %s %s moves into a protected directory, and programs write into their working directory by default (nohup.out, npm init, go mod init, ar x); stay outside it and name protected files as arguments to read them", name, target.text)
 			return
 		}
 		c.addPath(res.Rel)

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -30,7 +31,8 @@ var gitOverlay = map[string]string{
 	--output=FILE  write
 	--config-env=X  refuse  configuration taken from the environment can run programs
 	-O|--orderfile=FILE  read
-	--pathspec-from-file=FILE  read`,
+	--pathspec-from-file=FILE  check:namelist`,
+	"apply":          "--unsafe-paths  refuse  it lets the patch write outside the working tree",
 	"clone":          "-c|--config=KV  check:gitconfig\n--separate-git-dir=DIR  wdir\n--reference=REPO  read\n--reference-if-able=REPO  read",
 	"init":           "--separate-git-dir=DIR  wdir",
 	"rebase":         "-x|--exec=CMD  run  it runs a command after each commit",
@@ -370,7 +372,7 @@ var gitSpec = &toolSpec{
 	--config-env=NAME=ENV  refuse  configuration taken from the environment can run programs
 	--exec-path[=PATH]  check:gitexecpath
 	--git-dir=PATH  check:gitdir
-	--work-tree=PATH  check:gitdir
+	--work-tree=PATH  check:gitworktree
 	--namespace=NS
 	--super-prefix=P
 	--attr-source=TREE
@@ -392,12 +394,14 @@ var gitSpec = &toolSpec{
 	-v|--version
 	-h|--help`,
 	allow: []string{"git status", "git diff --stat HEAD~1", "git log --oneline -n 20", "git log -5 --format=%H", "git -c color.ui=always diff", "git add -A", "git commit -m wip", "git -C sub status",
-		"git --no-pager log -p", "git show --name-only HEAD", "git branch -a", "git stash list", "git worktree add wt", "git diff --output=sub/d.patch", "git config --get user.name", "git fetch -u origin", "git rev-parse --show-toplevel", "git grep -n foo", "git log --oneline --graph --decorate --all", "git diff --cached --name-only", "git status -sb", "git log --author=me --since=2.weeks"},
+		"git --no-pager log -p", "git show --name-only HEAD", "git branch -a", "git stash list", "git worktree add wt", "git diff --output=sub/d.patch", "git config --get user.name", "git fetch -u origin", "git rev-parse --show-toplevel", "git grep -n foo", "git log --oneline --graph --decorate --all", "git diff --cached --name-only", "git status -sb", "git log --author=me --since=2.weeks", "git fetch origin main", "git pull --rebase origin main", "git clone . copy", "git push -u origin HEAD"},
 	refuse: []string{"denied-pattern: git -c core.pager=id log", "denied-pattern: git -c alias.st=!id st", "denied-pattern: git --config-env=core.pager=X log", "denied-pattern: git --exec-path=./evil status", "denied-pattern: git fetch --upload-pack=./evil origin", "denied-pattern: git fetch --upload-pa=./evil origin", "denied-pattern: git pull --upl=./evil", "denied-pattern: git push --receive-pack=./evil", "denied-pattern: git push --rec=x", "denied-pattern: git clone -u ./evil h:r d", "denied-pattern: git clone -u./evil h:r", "denied-pattern: git archive --exec=./evil --remote=x HEAD", "denied-pattern: git ls-remote --upload-pack=./evil x",
 		"denied-pattern: git rebase -x id main", "denied-pattern: git rebase --exec=id main", "denied-pattern: git rebase -ix id main", "denied-pattern: git grep -Oevil foo", "denied-pattern: git grep --open-files=evil foo", "denied-pattern: git clone -c core.sshCommand=id h:r", "denied-pattern: git clone --conf=core.hooksPath=x h:r", "denied-pattern: git clone ext::id d", "denied-pattern: git remote add x ext::id", "denied-pattern: git config core.pager id", "denied-pattern: git help -w log",
 		"denied-pattern: git clone --template=./t h:r", "nested-command: git submodule foreach id", "nested-command: git bisect run ./evil", "nested-command: git difftool", "nested-command: git filter-branch --tree-filter id", "nested-command: git frobnicate", "denied-pattern: git init --templ=./t",
 		"path-escape: git -C /etc log", "path-escape: git --git-dir=/tmp/x log", "path-escape: git log --output=/tmp/x", "path-escape: git diff --output=.git/config", "path-escape: git format-patch -o /tmp HEAD~1", "path-escape: git format-patch -o.agentic HEAD~1", "path-escape: git archive -o /tmp/a.tar HEAD", "path-escape: git archive --out=.git/x HEAD", "path-escape: git checkout-index -a --prefix=/tmp/x/", "path-escape: git worktree add /tmp/wt", "path-escape: git worktree add .git/wt", "path-escape: git worktree move wt /tmp/wt", "path-escape: git mv README.md ../x", "path-escape: git clone h:r /tmp/d", "path-escape: git clone /etc d", "path-escape: git init /tmp/r", "path-escape: git commit -F .env",
-		"denied-pattern: git log --bogus", "denied-pattern: git status --bogus", "denied-pattern: git commit -Q", "denied-pattern: git -x status"},
+		"denied-pattern: git log --bogus", "denied-pattern: git status --bogus", "denied-pattern: git commit -Q", "denied-pattern: git -x status",
+		"path-escape: git --work-tree=.git checkout HEAD -- .", "path-escape: git --work-tree=.agentic restore .", "path-escape: git -C sub --work-tree=../.git checkout .", "path-escape: git -C .git --work-tree=. checkout .", "denied-pattern: git --work-tree=sub add -f .agentic/config.json",
+		"path-escape: git add -f .agentic/config.json", "path-escape: git checkout -- .agentic/config.json", "path-escape: git restore --source=HEAD~1 .agentic", "denied-pattern: git update-index --add --cacheinfo 100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 x", "denied-pattern: git read-tree HEAD", "denied-pattern: git mktree", "denied-pattern: git clean -fdx", "denied-pattern: git clean -fX", "denied-pattern: git stash push --all", "denied-pattern: git stash -a", "nested-command: git apply", "nested-command: git apply missing.patch", "nested-command: git am", "nested-command: git fetch ./sub main", "nested-command: git pull sub/deeper", "nested-command: git clone sub x", "nested-command: git remote add x ./sub", "nested-command: git remote add x sub", "nested-command: git fetch file://sub", "denied-pattern: git apply --unsafe-paths x.patch", "denied-pattern: git apply --unsafe x.patch"},
 }
 
 // gitSections is gitopts.txt split by subcommand (the text only: a
@@ -732,8 +736,11 @@ func gitHook(c *checker, t *toolCall) {
 			c.path(ops[1], writeAccess, exe, "directory git submodule add writes")
 		}
 	case "remote add", "remote set-url":
-		for _, w := range ops {
-			c.gitURL(exe, w)
+		// NAME URL (set-url: NAME NEWURL [OLDURL]): every word after the name
+		for _, w := range ops[min(1, len(ops)):] {
+			if !strings.HasPrefix(w.text, "-") {
+				c.gitURL(exe, w)
+			}
 		}
 	case "worktree move", "mv":
 		if len(ops) > 1 {
@@ -743,9 +750,97 @@ func gitHook(c *checker, t *toolCall) {
 		if len(ops) > 0 {
 			c.path(ops[0], writeAccess, exe, "file git bundle create writes")
 		}
+	case "apply", "am":
+		c.gitPatch(exe, name, call)
+	case "fetch", "pull", "push", "ls-remote":
+		if w, ok := gitRemoteOperand(ops); ok {
+			c.gitURL(exe, w)
+		}
+	}
+	if why, ok := gitIndexCrafting[name]; ok {
+		c.deniedArg(exe, name, why)
+		return
+	}
+	if name == "update-index" && call.has("--cacheinfo", "--index-info") {
+		c.deniedArg(exe, "update-index --cacheinfo", "it writes an index entry of any content at any path (a later checkout writes it into the work tree, .agentic/ included); stage files with git add")
+		return
+	}
+	if gitWritesPaths[name] {
+		// The index and the work tree: a protected path named here is
+		// staged from or written into the work tree.
+		for _, w := range ops {
+			pathCandidates(w.text, func(p string) { c.argPath(exe, p, true) })
+		}
+	}
+	if !c.refused {
+		c.gitDeletes(exe, name, call)
 	}
 	if !c.refused {
 		c.gitRepository(t)
+	}
+}
+
+// gitWritesPaths are the subcommands whose pathspecs git stages, removes
+// or writes in the work tree: a protected path among them is a write.
+var gitWritesPaths = setOf("add", "rm", "checkout", "restore", "reset", "switch", "stash", "stash push", "clean", "checkout-index", "update-index", "mv", "merge-file", "apply")
+
+// gitIndexCrafting are plumbing subcommands that put a tree of any content
+// into the index or the object store's commits: checked out, it writes any
+// path, .agentic/config.json included.
+var gitIndexCrafting = map[string]string{
+	"read-tree":   "it loads any tree into the index (and with -u into the work tree), whatever paths it holds; use git checkout or git restore",
+	"mktree":      "it builds a tree of any paths, which a checkout would write into the work tree",
+	"commit-tree": "it builds a commit of any tree, which a checkout would write into the work tree; commit with git commit",
+}
+
+// gitDeletes: git clean -x/-X and git stash --all delete ignored files
+// (.agentic/ is ignored through .git/info/exclude); with protectedPatterns
+// set, clean and stash -u can delete an untracked protected file.
+func (c *checker) gitDeletes(exe, name string, call *toolCall) {
+	dry := call.has("--dry-run")
+	switch {
+	case name == "clean" && !dry && call.has("-x", "-X"):
+		c.deniedArg(exe, "clean -x", "it deletes ignored files too, and .agentic/ is ignored; use git clean -n to see, git clean -fd for untracked files")
+	case (name == "stash" || name == "stash push") && call.has("--all"):
+		c.deniedArg(exe, "stash --all", "it stashes and deletes ignored files too, and .agentic/ is ignored; use git stash or git stash -u")
+	case len(c.ws.Settings.ProtectedPatterns) > 0 && (name == "clean" && !dry || (name == "stash" || name == "stash push") && call.has("--include-untracked")):
+		c.deniedArg(exe, name, "it deletes untracked files, and protectedPatterns files may be among them; list them with git clean -n and remove what you mean with aw edit")
+	}
+}
+
+// gitPatch checks the paths a patch (git apply) or a mailbox (git am)
+// writes: every file name its headers give, under every strip level and
+// the --directory prefix, is a write; a patch that cannot be read, or
+// that comes from stdin, is refused.
+func (c *checker) gitPatch(exe, name string, call *toolCall) {
+	if name == "apply" && !call.has("--apply") && call.has("--check", "--stat", "--numstat", "--summary") {
+		return // only reads the patch
+	}
+	prefix := ""
+	for _, d := range call.values("--directory") {
+		prefix = d.text
+	}
+	if len(call.operands) == 0 {
+		c.refuse(NestedCommand, exe, "", "`git %s` without a file reads the patch from stdin, which the policy cannot read; save the patch in a file and name it", name)
+		return
+	}
+	for _, f := range call.operands {
+		names, err := patchTargets(c, f)
+		if err != "" {
+			c.refuse(NestedCommand, exe, f.text, "`git %s %s`: %s, so the files it writes cannot be checked; save the patch in a file inside the workspace", name, f.text, err)
+			return
+		}
+		for _, n := range names {
+			for _, p := range stripLevels(n) {
+				if prefix != "" {
+					p = prefix + "/" + p
+				}
+				if c.argPath(exe, p, true); c.refused {
+					c.v.Message = "the patch " + f.text + " writes " + n + ": " + c.v.Message
+					return
+				}
+			}
+		}
 	}
 }
 
@@ -758,7 +853,44 @@ func (c *checker) gitURL(exe string, w word) {
 	if i := strings.IndexByte(u, ':'); i > 0 && !strings.ContainsRune(u[:i], '/') && !strings.HasPrefix(u, "file://") {
 		return // host:path (scp-like)
 	}
-	c.path(word{text: strings.TrimPrefix(u, "file://"), dynamic: w.dynamic}, readAccess, exe, "repository git reads")
+	p := strings.TrimPrefix(u, "file://")
+	if c.path(word{text: p, dynamic: w.dynamic}, readAccess, exe, "repository git reads"); c.refused {
+		return
+	}
+	// A repository inside the workspace, other than the root's own, may
+	// have been written file by file by the agent: its commits can hold
+	// any path (.agentic/config.json), which a checkout then writes.
+	for _, d := range c.dirs {
+		full := p
+		if !filepath.IsAbs(full) && d != "" && d != "." {
+			full = d + "/" + full
+		}
+		res, err := c.ws.Jail.Resolve(full, readAccess)
+		if err != nil || res.Outside {
+			continue
+		}
+		if res.Rel == "" || res.Rel == "." || c.rootGitDir(res.Abs) {
+			continue
+		}
+		c.refuse(NestedCommand, exe, u, "`%s` would read the repository %s inside the workspace, which could have been written file by file from inside it (its commits can hold .agentic/ or .git/ paths that a checkout writes); fetch from a remote or from the workspace's own repository", exe, u)
+		return
+	}
+}
+
+// gitRemoteOperand is the repository a fetch, pull, push or ls-remote
+// names, when it is a path rather than a remote's name.
+func gitRemoteOperand(ops []word) (word, bool) {
+	for _, w := range ops {
+		t := w.text
+		if strings.HasPrefix(t, "-") {
+			continue
+		}
+		if strings.ContainsAny(t, "/:") || t == "." || t == ".." || strings.HasPrefix(t, "file:") {
+			return w, true
+		}
+		return word{}, false // a remote's name
+	}
+	return word{}, false
 }
 
 // gitConfigWrites reports whether `git config ARGS` can change a value.
@@ -801,7 +933,6 @@ func (c *checker) gitRepository(t *toolCall) {
 			workTree = u.val.text
 		}
 	}
-	_ = workTree
 	for _, d := range c.dirs {
 		dir := d
 		for _, cd := range chdirs {
@@ -809,6 +940,17 @@ func (c *checker) gitRepository(t *toolCall) {
 				dir = cd
 			} else if cd != "" {
 				dir = filepath.Join(dir, cd)
+			}
+		}
+		if workTree != "" {
+			// git checks out, restores and cleans in the work tree: it is
+			// written, from wherever -C moved git.
+			p := workTree
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			if c.path(word{text: p}, writeAccess, t.exe, "git --work-tree directory"); c.refused {
+				return
 			}
 		}
 		if gitDir != "" {
@@ -957,3 +1099,85 @@ func looksLikeGitDir(dir string) bool {
 }
 
 var _ = workspace.Read
+
+// maxPatchBytes bounds the patch file read for its file names.
+const maxPatchBytes = 16 << 20
+
+// patchTargets reads the file names a patch's headers give (diff --git,
+// ---/+++, rename/copy from/to, Index:), as written.
+func patchTargets(c *checker, f word) ([]string, string) {
+	if f.dynamic != "" {
+		return nil, "its name is decided at run time"
+	}
+	if f.text == "-" {
+		return nil, "it is read from stdin"
+	}
+	p := f.text
+	if !filepath.IsAbs(p) && len(c.dirs) > 0 && c.dirs[0] != "" && c.dirs[0] != "." {
+		p = c.dirs[0] + "/" + p
+	}
+	res, err := c.ws.Jail.Resolve(p, readAccess)
+	if err != nil {
+		return nil, "it cannot be read inside the workspace"
+	}
+	fi, err := os.Stat(res.Abs)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxPatchBytes {
+		return nil, "it is not a readable file under 16 MiB"
+	}
+	b, err := os.ReadFile(res.Abs)
+	if err != nil {
+		return nil, "it cannot be read"
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		var names []string
+		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			names = strings.Fields(strings.TrimPrefix(line, "diff --git "))
+		case strings.HasPrefix(line, "--- "), strings.HasPrefix(line, "+++ "):
+			n := line[4:]
+			if i := strings.IndexByte(n, '\t'); i >= 0 {
+				n = n[:i]
+			}
+			names = []string{n}
+		case strings.HasPrefix(line, "rename from "), strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy from "), strings.HasPrefix(line, "copy to "):
+			_, n, _ := strings.Cut(line, " ")
+			_, n, _ = strings.Cut(n, " ")
+			names = []string{n}
+		case strings.HasPrefix(line, "Index: "):
+			names = []string{strings.TrimPrefix(line, "Index: ")}
+		}
+		for _, n := range names {
+			n = strings.TrimSpace(n)
+			if strings.HasPrefix(n, `"`) {
+				u, err := strconv.Unquote(n)
+				if err != nil {
+					return nil, "a quoted file name in it cannot be read"
+				}
+				n = u
+			}
+			if n != "" && n != "/dev/null" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, ""
+}
+
+// stripLevels are name with 0 to 3 leading components removed (-p0 … -p3).
+func stripLevels(name string) []string {
+	out := []string{name}
+	rest := name
+	for i := 0; i < 3; i++ {
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			break
+		}
+		rest = rest[j+1:]
+		if rest != "" {
+			out = append(out, rest)
+		}
+	}
+	return out
+}

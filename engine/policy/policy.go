@@ -49,10 +49,17 @@
 // (LookPath): the target of a path or symlink, a workspace file only when
 // allow names its path, PATH entries inside the workspace never searched.
 //
-// Tools outside the tables (make, go, npm, rsync, emacs, zip, scp, aw) keep
-// denylist rules in tools.go; aw's human verbs are refused however wrapped.
-// Assigning a variable that changes how a shell or a tool starts (env.go)
-// is refused on a line and stripped from the spawned environment.
+// The build and transfer tools (make, go, npm and its kin, rsync, zip,
+// unzip, patch, emacs, scp, sftp) are tables too (devtable.go); only aw
+// itself is read by position, and its human verbs are refused however
+// wrapped. A program without a rule still has its words read as paths
+// (argpaths.go): a denied path is a read of it, a protected one a write
+// unless the program is a known reader, a glob is what it matches.
+// Assigning a variable that changes how a shell or a tool starts, or
+// whose name says it loads or names a program or file (env.go), is
+// refused on a line; the code-loading ones are stripped from the spawned
+// environment, and its editors and pagers are pinned to ones that read
+// nothing.
 //
 // Redirections of every operator, cd/pushd targets and the write paths
 // above must be literal paths inside the jail, off denyPaths and (for

@@ -185,8 +185,9 @@ var braceExpansion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCo
 // commands. body is true for an unquoted here-document body, where globs,
 // tildes and braces mean nothing.
 func (c *checker) word(w *syntax.Word, body bool) word {
-	var b, skeleton strings.Builder
+	var b, skeleton, glob strings.Builder
 	dyn := ""
+	onlyGlob := true // nothing but a glob makes the word dynamic
 	mark := func(why string) {
 		if dyn == "" {
 			dyn = why
@@ -202,15 +203,17 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 				b.WriteString(p.Value)
 				continue
 			}
-			val, glob := unescape(p.Value)
-			if glob {
+			val, isGlob := unescape(p.Value)
+			if isGlob {
 				mark("a glob")
 			}
 			if i == 0 && strings.HasPrefix(p.Value, "~") {
 				mark("~ expansion")
+				onlyGlob = false
 			}
 			b.WriteString(val)
 			skeleton.WriteString(p.Value)
+			glob.WriteString(p.Value) // the shell's backslashes are filepath.Match's
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				b.WriteString(decodeANSIC(p.Value))
@@ -219,6 +222,7 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 			}
 			b.WriteString(p.Value)
 			skeleton.WriteString("x")
+			glob.WriteString(globQuote(p.Value))
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				c.unsupported(`$"…" quoting`, "use plain double quotes")
@@ -227,16 +231,19 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 			for _, q := range p.Parts {
 				if lit, ok := q.(*syntax.Lit); ok {
 					b.WriteString(unescapeDouble(lit.Value))
+					glob.WriteString(globQuote(unescapeDouble(lit.Value)))
 					continue
 				}
 				if why := c.expansion(q); why != "" {
 					mark(why)
+					onlyGlob = false
 				}
 			}
 			skeleton.WriteString("x")
 		default:
 			if why := c.expansion(part); why != "" {
 				mark(why)
+				onlyGlob = false
 			}
 			skeleton.WriteString("x")
 		}
@@ -247,6 +254,9 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 	out := word{text: b.String(), dynamic: dyn}
 	if dyn != "" {
 		out.text = c.source(w)
+		if onlyGlob && !body {
+			out.glob = glob.String()
+		}
 	}
 	return out
 }
@@ -425,4 +435,19 @@ func decodeANSIC(s string) string {
 
 func isHex(ch byte) bool {
 	return ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'f' || ch >= 'A' && ch <= 'F'
+}
+
+// globQuote escapes the pattern characters of quoted text.
+func globQuote(s string) string {
+	if !strings.ContainsAny(s, `*?[\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`*?[\`, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

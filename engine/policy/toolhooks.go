@@ -32,6 +32,18 @@ func hookFor(name string) func(c *checker, t *toolCall) {
 		return vimHook
 	case "links":
 		return linksHook
+	case "make":
+		return makeHook
+	case "go":
+		return goHook
+	case "pkg":
+		return pkgHook
+	case "rsync":
+		return rsyncHook
+	case "zip":
+		return zipHook
+	case "extract":
+		return extractHook
 	}
 	return func(c *checker, t *toolCall) {
 		c.refuse(NotAllowed, t.exe, "", "aw's rule for %s names the hook %q, which does not exist; this is a bug in aw, report it", t.exe, name)
@@ -54,6 +66,25 @@ var valueRules = map[string]func(c *checker, exe string, u used){
 	},
 	"gitdir": func(c *checker, exe string, u used) {
 		c.path(u.val, readAccess, exe, "git "+u.o.name()+" directory")
+	},
+	"gitworktree": func(c *checker, exe string, u used) {
+		// A work tree other than the root's own lets git stage a file the
+		// agent wrote at any path (--work-tree=sub add -f .agentic/x),
+		// and check out into any directory.
+		for _, d := range c.dirs {
+			p := u.val.text
+			if !filepath.IsAbs(p) && d != "" && d != "." {
+				p = d + "/" + p
+			}
+			if res, err := c.ws.Jail.Resolve(p, readAccess); err == nil && !res.Outside && (res.Rel == "" || res.Rel == ".") {
+				continue
+			}
+			c.path(u.val, writeAccess, exe, "git --work-tree directory")
+			if !c.refused {
+				c.deniedArg(exe, u.as, "a work tree other than the workspace root lets git stage and write files at paths the policy does not see (.agentic/ included); run git from the root")
+			}
+			return
+		}
 	},
 	"gitexecpath": func(c *checker, exe string, u used) {
 		if u.given {
@@ -201,6 +232,13 @@ func sedHook(c *checker, t *toolCall) {
 	if t.has("--in-place") {
 		access, what = writeAccess, "file sed -i writes"
 	}
+	for _, u := range t.opts {
+		// -iDIR/* keeps the backup in another directory (.git/hooks/*).
+		if u.o.name() == "--in-place" && u.given && strings.Contains(u.val.text, "/") {
+			c.deniedArg(t.exe, u.as, "a backup suffix with / writes the backup into another directory, which the policy does not check; use a plain suffix such as -i.bak")
+			return
+		}
+	}
 	for _, f := range files {
 		if f.text != "-" {
 			c.path(f, access, t.exe, what)
@@ -238,8 +276,10 @@ func awkDanger(program string) string {
 		return "a pipe to or from a command runs it in a shell"
 	case strings.Contains(p, "@"):
 		return "@load, @include and indirect calls (@f()) load code or call a function by a name built at run time"
-	case awkWrite().MatchString(p):
+	case awkPrintRedirect(program):
 		return "print > file writes a file the policy does not check"
+	case strings.Contains(p, "ARGV") || strings.Contains(p, "ARGC"):
+		return "ARGV and ARGC choose the files awk reads, which the policy then cannot check; name the files as operands"
 	case strings.Contains(p, "getline") && strings.Contains(p, "<"):
 		return "getline < file reads a file the policy does not check"
 	}

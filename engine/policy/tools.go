@@ -1,33 +1,14 @@
 package policy
 
 import (
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 )
 
-// legacyRules are the tools outside the declarative tables whose options
-// are only denylisted: one function each reads the argv for its known
-// tricks. They are not fail-closed; a tool added to the tables leaves this
-// list. args excludes the executable itself.
+// legacyRule is aw itself, whose human verbs are read by position
+// rather than by an option table (cobra strips flags it does not know).
 func legacyRule(exe string) func(c *checker, exe string, args []word, depth int) {
-	switch exe {
-	case "rsync":
-		return rsyncRule
-	case "emacs":
-		return emacsRule
-	case "zip":
-		return zipRule
-	case "scp", "sftp":
-		return scpRule
-	case "npm", "pnpm", "yarn", "bun":
-		return npmRule
-	case "make", "gmake":
-		return makeRule
-	case "go":
-		return goRule
-	case "aw":
+	if exe == "aw" {
 		return awRule
 	}
 	return nil
@@ -75,8 +56,68 @@ func gitConfigSafe(kv string) bool {
 
 // sedDanger reads a sed script far enough to find e, w, W and the e/w
 // flags of s (refused), and the files r and R read (checked by the
-// caller); a script it cannot follow is refused.
+// caller); a script it cannot follow is refused. Where a regular
+// expression ends depends on how a sed reads bracket expressions ([/] does
+// not end s/[/]/x/ in GNU sed, and sed versions differ on a backslash
+// inside brackets), so the script is read every way a sed may read it, and
+// what any reading finds counts.
 func sedDanger(s string) (why string, reads []string) {
+	for _, brackets := range []sedBrackets{bracketsPlain, bracketsLiteral, bracketsEscaped} {
+		w, r := sedRead(s, brackets)
+		if w != "" {
+			return w, nil
+		}
+		reads = append(reads, r...)
+	}
+	return "", reads
+}
+
+// sedBrackets is one way of reading [ ] inside a sed regular expression.
+type sedBrackets uint8
+
+const (
+	bracketsPlain   sedBrackets = iota // [ is an ordinary character
+	bracketsLiteral                    // [ … ] holds the delimiter, a backslash in it is literal (POSIX)
+	bracketsEscaped                    // [ … ] holds the delimiter, a backslash in it escapes the next character
+)
+
+// sedRegexEnd returns the index of the delimiter d that ends the regular
+// expression starting at i (len(s) when none does).
+func sedRegexEnd(s string, i int, d byte, b sedBrackets) int {
+	for i < len(s) && s[i] != d {
+		switch {
+		case s[i] == '\\':
+			i += 2
+			continue
+		case s[i] == '[' && b != bracketsPlain:
+			j := i + 1
+			if j < len(s) && s[j] == '^' {
+				j++
+			}
+			if j < len(s) && s[j] == ']' {
+				j++
+			}
+			for j < len(s) && s[j] != ']' {
+				switch {
+				case s[j] == '[' && j+1 < len(s) && (s[j+1] == ':' || s[j+1] == '.' || s[j+1] == '='):
+					if k := strings.Index(s[j+2:], string(s[j+1])+"]"); k >= 0 {
+						j += k + 4
+						continue
+					}
+				case s[j] == '\\' && b == bracketsEscaped:
+					j++
+				}
+				j++
+			}
+			i = j + 1
+			continue
+		}
+		i++
+	}
+	return min(i, len(s))
+}
+
+func sedRead(s string, brackets sedBrackets) (why string, reads []string) {
 	i := 0
 	skipAddr := func() {
 		for i < len(s) {
@@ -90,14 +131,7 @@ func sedDanger(s string) (why string, reads []string) {
 					i++
 					d = s[i]
 				}
-				i++
-				for i < len(s) && s[i] != d {
-					if s[i] == '\\' {
-						i++
-					}
-					i++
-				}
-				i++
+				i = sedRegexEnd(s, i+1, d, brackets) + 1
 				for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
 					i++
 				}
@@ -138,12 +172,11 @@ func sedDanger(s string) (why string, reads []string) {
 			}
 			i++
 			for part := 0; part < 2; part++ {
-				for i < len(s) && s[i] != d {
-					if s[i] == '\\' {
-						i++
-					}
-					i++
+				b := brackets
+				if part == 1 || cmd == 'y' {
+					b = bracketsPlain // a replacement and y's lists hold no brackets
 				}
+				i = sedRegexEnd(s, i, d, b)
 				if i >= len(s) {
 					return "the sed script cannot be read", nil
 				}
@@ -184,58 +217,6 @@ func sedDanger(s string) (why string, reads []string) {
 	return "", reads
 }
 
-func rsyncRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		if l == "--rsh" || l == "--rsync-path" || l == "-e" || strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsRune(a.text, 'e') {
-			c.deniedArg(exe, a.text, "it names a program for rsync to run")
-			return
-		}
-	}
-}
-
-func emacsRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		switch l {
-		case "--eval", "-l", "--load", "-f", "--funcall", "--script", "-x", "--batch", "-batch", "--exec":
-			c.deniedArg(exe, a.text, "it evaluates Lisp that can run any program")
-			return
-		}
-	}
-}
-
-func zipRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		l, _, _ := strings.Cut(a.text, "=")
-		if l == "-TT" || l == "--unzip-command" {
-			c.deniedArg(exe, a.text, "it names a program for zip to run")
-			return
-		}
-	}
-}
-
-func scpRule(c *checker, exe string, args []word, depth int) {
-	for i, a := range args {
-		t := a.text
-		opt := ""
-		switch {
-		case t == "-S" || strings.HasPrefix(t, "-S") || t == "-F" || strings.HasPrefix(t, "-F") || t == "-J":
-			c.deniedArg(exe, t, "it names a program or configuration that can run a command")
-			return
-		case t == "-o" && i+1 < len(args):
-			opt = args[i+1].text
-		case strings.HasPrefix(t, "-o"):
-			opt = t[2:]
-		}
-		o := strings.ToLower(opt)
-		if strings.Contains(o, "proxycommand") || strings.Contains(o, "localcommand") || strings.Contains(o, "knownhostscommand") || strings.Contains(o, "proxyjump") || strings.Contains(o, "match") {
-			c.deniedArg(exe, "-o "+opt, "this ssh option runs a command")
-			return
-		}
-	}
-}
-
 // packageCommand turns "@scope/name@1.2" into "name".
 func packageCommand(p string) string {
 	if strings.HasPrefix(p, "@") {
@@ -249,48 +230,6 @@ func packageCommand(p string) string {
 	return p
 }
 
-// npmDanger are npm configuration keys that name a program, a shell or a
-// configuration file. npm (nopt) expands unique abbreviations, so a flag
-// that is a prefix of one of them is refused too.
-var npmDanger = []string{"script-shell", "shell", "node-options", "editor", "browser", "git", "viewer", "userconfig", "globalconfig", "ignore-scripts", "prefix", "cache", "init-module", "onload-script", "node-gyp", "call", "package"}
-
-func npmRule(c *checker, exe string, args []word, depth int) {
-	sub := -1
-	for i, a := range args {
-		if sub >= 0 && (args[sub].text == "exec" || args[sub].text == "x" || args[sub].text == "dlx") {
-			break // npm exec's own options are read by the npx rule
-		}
-		if a.text == "--" {
-			break
-		}
-		if strings.HasPrefix(a.text, "--") {
-			l, _, _ := strings.Cut(strings.TrimPrefix(a.text, "--"), "=")
-			l = strings.TrimPrefix(l, "no-")
-			for _, d := range npmDanger {
-				if len(l) >= 2 && strings.HasPrefix(d, l) && !(d == "package" || d == "call") {
-					c.deniedArg(exe, a.text, "it names a program or configuration for "+exe+" to run (--"+d+")")
-					return
-				}
-			}
-		}
-		if sub < 0 && !strings.HasPrefix(a.text, "-") {
-			sub = i
-		}
-	}
-	if sub < 0 {
-		return
-	}
-	switch args[sub].text {
-	case "exec", "x", "dlx":
-		c.runSpec(npxSpec, exe+" "+args[sub].text, args[sub+1:], depth)
-	case "config", "set", "c":
-		rest := args[sub+1:]
-		if args[sub].text == "set" || hasWord(rest, "set") || hasWord(rest, "edit") || hasWord(rest, "delete") || hasWord(rest, "fix") {
-			c.deniedArg(exe, "config set", "it changes configuration outside the workspace (a script shell can hide there); leave it to a human")
-		}
-	}
-}
-
 func hasWord(args []word, s string) bool {
 	for _, a := range args {
 		if a.text == s {
@@ -298,56 +237,6 @@ func hasWord(args []word, s string) bool {
 		}
 	}
 	return false
-}
-
-func makeRule(c *checker, exe string, args []word, depth int) {
-	for _, a := range args {
-		name, isVar := isAssignment(a.text)
-		l, _, _ := strings.Cut(a.text, "=")
-		if isVar && (name == "SHELL" || name == ".SHELLFLAGS" || name == "MAKESHELL") || l == "--eval" || a.text == "-E" {
-			c.deniedArg(exe, a.text, "it changes the shell or the rules make runs")
-			return
-		}
-		if isVar {
-			c.assign(name, exe)
-		}
-	}
-}
-
-// goWrites are go's flags whose value is a file or directory it writes
-// (go build -o .git/hooks/pre-commit would plant a hook).
-var goWrites = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true,
-	"mutexprofile": true, "trace": true, "outputdir": true}
-
-func goRule(c *checker, exe string, args []word, depth int) {
-	for i, a := range args {
-		l, v, eq := strings.Cut(strings.TrimPrefix(a.text, "-"), "=")
-		if l == "-exec" || l == "-toolexec" || l == "exec" || l == "toolexec" {
-			c.deniedArg(exe, a.text, "it names a program for go to run")
-			return
-		}
-		if strings.HasPrefix(a.text, "-") {
-			if name := strings.TrimPrefix(strings.TrimPrefix(l, "-"), "test."); goWrites[name] {
-				switch {
-				case eq:
-					c.path(word{text: v, dynamic: a.dynamic}, writeAccess, exe, "file go -"+name+" writes")
-				case i+1 < len(args):
-					c.path(args[i+1], writeAccess, exe, "file go -"+name+" writes")
-				}
-				if c.refused {
-					return
-				}
-			}
-		}
-		if a.text == "env" && i+1 < len(args) {
-			for _, b := range args[i+1:] {
-				if b.text == "-w" || b.text == "-u" {
-					c.deniedArg(exe, "env "+b.text, "it changes go's configuration outside the workspace (GOFLAGS can hide a -toolexec); leave it to a human")
-					return
-				}
-			}
-		}
-	}
 }
 
 // awRule refuses aw's own human verbs inside a command.
@@ -396,4 +285,42 @@ var humanVerbs = map[string][]string{
 	"call":     {"approval", "config", "prompt", "store", "gc", "answer"},
 }
 
-var awkWrite = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`print[f]?[^;{}]*>`) })
+// awkPrintRedirect reports whether a print or printf statement in the
+// program may send its output to a file (print … > file). Where the
+// statement ends is only trusted when nothing before that ; or } could
+// hide it: a string, a regular expression or a backslash makes the rest of
+// the line (and a line it continues) part of the statement.
+func awkPrintRedirect(p string) bool {
+	p = strings.ReplaceAll(p, "\\\n", " ")
+	for i := 0; ; {
+		k := strings.Index(p[i:], "print")
+		if k < 0 {
+			return false
+		}
+		i += k + len("print")
+		seg := p[i:]
+		// the statement runs to the end of its line, and on while a line
+		// ends where awk reads on (, { && || ?).
+		end := 0
+		for {
+			nl := strings.IndexByte(seg[end:], '\n')
+			if nl < 0 {
+				end = len(seg)
+				break
+			}
+			line := strings.TrimRight(seg[end:end+nl], " \t")
+			end += nl + 1
+			if line == "" || !strings.ContainsAny(line[len(line)-1:], ",{&|?:") {
+				break
+			}
+		}
+		seg = seg[:end]
+		if !strings.Contains(seg, ">") {
+			continue
+		}
+		stop := strings.IndexAny(seg, ";}")
+		if stop < 0 || strings.ContainsAny(seg[:stop], ">\"/\\") {
+			return true
+		}
+	}
+}

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -33,6 +35,13 @@ import (
 //	        not follow (env -S, env -C): nested-command
 //	refuse  refused with the reason given (a deletion, an unsafe mode)
 //	check:NAME  the value is read by the named value rule (git -c k=v)
+//	chdir   the tool runs in the directory the value names (go -C, make -C):
+//	        checked as a write, and the paths after it are checked from there
+//	rest    the words after it belong to what the tool runs (go test -args)
+//
+// A short name of two letters (-TT) is an option of its own: in a bundle
+// the longest name wins (zip -TTcmd is -TT cmd), the reading that can run
+// or write.
 //
 // In expression mode (find) names are single-dash words and = means one
 // value, == two; effect inner means the words up to ; or + are a command.
@@ -42,7 +51,17 @@ type toolSpec struct {
 	opts    string // the option table
 	abbrev  bool   // long options may be abbreviated to a unique prefix (GNU getopt_long, git parse-options)
 	numbers bool   // -NUM is an option (nice -10, head -5, git log -3)
-	plus    effect // what an operand starting with + means (vim +cmd, less +cmd); 0: an operand
+	// stopAtOperand ends the options at the first operand in goFlags mode
+	// (go run PKG ARGS: the rest belong to the program).
+	stopAtOperand bool
+	// stopWords end the options when the first operand is one of them
+	// (npm exec: the rest is read by another rule).
+	stopWords []string
+	// dashLong: a single-dash word is a long option first (emacs -eval).
+	dashLong bool
+	// negate adds --no-X for every --X and --X for every --no-X.
+	negate bool
+	plus   effect // what an operand starting with + means (vim +cmd, less +cmd); 0: an operand
 	// operands says what the words after the options are, in order; the
 	// last kind repeats: "read", "write", "arg", "inner" (the rest is a
 	// command), "duration" (one plain word, then what follows), "env"
@@ -70,6 +89,7 @@ const (
 	oldTar                      // tar: a first word without - is a bundle of option letters
 	expression                  // find: global options, paths, then an expression of single-dash primaries
 	exact                       // git's own global options: no bundling, no abbreviation, end at the subcommand
+	goFlags                     // Go's flag package: -name or --name, =value or the next word, booleans take =true; no bundling, no abbreviation
 )
 
 type effect uint8
@@ -86,10 +106,13 @@ const (
 	eRefuse
 	eCheck
 	eInner
+	eChdir // the value is the directory the tool runs in: checked as a write, and later paths are read from it
+	eRest  // the words after it are the arguments of what the tool runs (go test -args): not options
 )
 
 var effectNames = map[string]effect{"read": eRead, "write": eWrite, "wdir": eWdir, "target": eTarget, "run": eRun,
-	"script": eScript, "nested": eNested, "refuse": eRefuse, "inner": eInner}
+	"script": eScript, "nested": eNested, "refuse": eRefuse, "inner": eInner,
+	"chdir": eChdir, "rest": eRest}
 
 type argKind uint8
 
@@ -103,6 +126,7 @@ const (
 // optSpec is one row of an option table.
 type optSpec struct {
 	short []byte   // -o
+	multi []string // -TT: a two-letter short name
 	long  []string // output (without the dashes; single-dash words in expression mode)
 	arg   argKind
 	eff   effect
@@ -113,13 +137,20 @@ type optSpec struct {
 // name is the option's canonical spelling, the one messages and hooks use.
 func (o *optSpec) name() string {
 	if len(o.long) > 0 {
+		if len(o.long[0]) == 1 {
+			return "-" + o.long[0] // go's -o, written --o in its table
+		}
 		return "--" + o.long[0]
+	}
+	if len(o.short) == 0 && len(o.multi) > 0 {
+		return "-" + o.multi[0]
 	}
 	return "-" + string(o.short[0])
 }
 
 type optTable struct {
 	short map[byte]*optSpec
+	multi map[string]*optSpec // two-letter short names
 	long  map[string]*optSpec
 	longs []string // sorted, for prefix search
 }
@@ -130,8 +161,12 @@ func (t *toolSpec) table() (*optTable, error) {
 	if t.parsed != nil || t.err != nil {
 		return t.parsed, t.err
 	}
-	tab := &optTable{short: map[byte]*optSpec{}, long: map[string]*optSpec{}}
-	for n, line := range strings.Split(t.opts, "\n") {
+	tab := &optTable{short: map[byte]*optSpec{}, multi: map[string]*optSpec{}, long: map[string]*optSpec{}}
+	opts := t.opts
+	if t.negate {
+		opts = negations(opts + "\n")
+	}
+	for n, line := range strings.Split(opts, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -170,6 +205,8 @@ func parseOptLine(line string, expr bool) (*optSpec, error) {
 			o.long = append(o.long, strings.TrimLeft(n, "-"))
 		case len(n) == 2 && n[0] == '-':
 			o.short = append(o.short, n[1])
+		case len(n) == 3 && n[0] == '-' && n[1] != '-':
+			o.multi = append(o.multi, n[1:])
 		default:
 			return nil, fmt.Errorf("%q is not an option name (-x or --long)", n)
 		}
@@ -186,7 +223,7 @@ func parseOptLine(line string, expr bool) (*optSpec, error) {
 		}
 		o.why = strings.Join(fields[2:], " ")
 	}
-	if (o.eff == eWrite || o.eff == eRead || o.eff == eWdir || o.eff == eTarget || o.eff == eCheck) && o.arg == noArg {
+	if (o.eff == eWrite || o.eff == eRead || o.eff == eWdir || o.eff == eTarget || o.eff == eCheck || o.eff == eChdir) && o.arg == noArg {
 		return nil, fmt.Errorf("effect %s needs a value (=X)", fields[1])
 	}
 	return o, nil
@@ -198,6 +235,12 @@ func (tab *optTable) add(o *optSpec) error {
 			return fmt.Errorf("-%c is listed twice", s)
 		}
 		tab.short[s] = o
+	}
+	for _, m := range o.multi {
+		if tab.multi[m] != nil {
+			return fmt.Errorf("-%s is listed twice", m)
+		}
+		tab.multi[m] = o
 	}
 	for _, l := range o.long {
 		if tab.long[l] != nil {
@@ -340,6 +383,62 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 		case s == "--" && t.mode != exact:
 			call.operands = append(call.operands, args[i+1:]...)
 			return call
+		case t.mode == goFlags && strings.HasPrefix(s, "-") && s != "-":
+			name, val, eq := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
+			o := tab.long[name]
+			if o == nil {
+				c.unknownOption(t, exe, s, "unknown")
+				return nil
+			}
+			u := used{o: o, as: s}
+			switch {
+			case eq:
+				u.val, u.given = word{text: val}, true
+			case o.arg == required:
+				v, ok := next(&i)
+				if !ok {
+					return missing(s)
+				}
+				u.val, u.given = v, true
+			}
+			call.opts = append(call.opts, u)
+			if o.eff == eRest {
+				// The words after go test -args are the test binary's:
+				// they are not go's options, but the binary still reads
+				// its own -test.* flags among them.
+				for i++; i < len(args); i++ {
+					name, val, eq := strings.Cut(strings.TrimPrefix(args[i].text[min(1, len(args[i].text)):], "-"), "=")
+					o := tab.long[name]
+					if !strings.HasPrefix(args[i].text, "-") || !strings.HasPrefix(name, "test.") {
+						call.operands = append(call.operands, args[i])
+						continue
+					}
+					if o == nil {
+						c.unknownOption(t, exe, args[i].text, "unknown")
+						return nil
+					}
+					u := used{o: o, as: args[i].text}
+					if eq {
+						u.val, u.given = word{text: val}, true
+					} else if o.arg == required {
+						v, ok := next(&i)
+						if !ok {
+							return missing(u.as)
+						}
+						u.val, u.given = v, true
+					}
+					call.opts = append(call.opts, u)
+				}
+				return call
+			}
+			continue
+		case t.mode == goFlags:
+			call.operands = append(call.operands, a)
+			if t.stopAtOperand {
+				call.operands = append(call.operands, args[i+1:]...)
+				return call
+			}
+			continue
 		case t.plus != plain && strings.HasPrefix(s, "+") && len(s) > 1:
 			if strings.Trim(s[1:], "0123456789") == "" {
 				continue // +LINE
@@ -355,12 +454,35 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 			}
 			if t.mode == gnu {
 				call.operands = append(call.operands, a)
+				if len(call.operands) == 1 && slices.Contains(t.stopWords, s) {
+					call.operands = append(call.operands, args[i+1:]...)
+					return call
+				}
 				continue
 			}
 			call.operands = append(call.operands, args[i:]...)
 			return call
 		case t.numbers && len(s) > 1 && strings.Trim(s[1:], "0123456789") == "":
 			continue
+		case t.dashLong && len(s) > 2 && s[1] != '-':
+			name, val, eq := strings.Cut(s[1:], "=")
+			o, why := tab.lookupLong(name, t.abbrev)
+			if o == nil {
+				c.unknownOption(t, exe, s, why)
+				return nil
+			}
+			u := used{o: o, as: s}
+			switch {
+			case eq:
+				u.val, u.given = word{text: val}, true
+			case o.arg == required:
+				v, ok := next(&i)
+				if !ok {
+					return missing(s)
+				}
+				u.val, u.given = v, true
+			}
+			call.opts = append(call.opts, u)
 		case strings.HasPrefix(s, "--") || t.mode == exact:
 			name, val, eq := strings.Cut(strings.TrimLeft(s, "-"), "=")
 			if t.mode == exact && !strings.HasPrefix(s, "--") {
@@ -404,6 +526,10 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 			// A bundle of short options: -nv, -oFILE, -n5, -i.bak.
 			for j := 1; j < len(s); j++ {
 				o := tab.short[s[j]]
+				if j+2 <= len(s) && tab.multi[s[j:j+2]] != nil {
+					o = tab.multi[s[j:j+2]]
+					j++
+				}
 				if o == nil {
 					as := "-" + string(s[j])
 					if j > 1 {
@@ -544,6 +670,15 @@ func (c *checker) applyTool(call *toolCall) {
 	exe := call.exe
 	target := false
 	for _, u := range call.opts {
+		if u.o.eff == eChdir {
+			// The tool's own paths are read from the directory it
+			// moves to; the line's later commands are not.
+			saved := c.dirs
+			defer func() { c.dirs = saved }()
+			break
+		}
+	}
+	for _, u := range call.opts {
 		if c.refused {
 			return
 		}
@@ -557,6 +692,8 @@ func (c *checker) applyTool(call *toolCall) {
 		case eWdir, eTarget:
 			c.path(u.val, writeAccess, exe, "directory "+exe+" "+o.name()+" writes into")
 			target = target || o.eff == eTarget
+		case eChdir:
+			c.chdir(exe, u)
 		case eRun:
 			if why == "" {
 				why = "it names a program or command for " + exe + " to run"
@@ -622,6 +759,9 @@ func (c *checker) operands(call *toolCall, target bool) {
 		}
 		w := ops[i]
 		switch k {
+		case "arg":
+			// words the rule does not read as paths may still name one
+			pathCandidates(w.text, func(p string) { c.argPath(exe, p, false) })
 		case "read":
 			c.path(w, readAccess, exe, "file "+exe+" reads")
 		case "write":
@@ -661,4 +801,27 @@ func (c *checker) operands(call *toolCall, target bool) {
 			return
 		}
 	}
+}
+
+// chdir follows a tool's own change of directory (go -C, make -C): the
+// directory is checked as a write (the tool builds there), and the
+// tool's later paths are checked from it.
+func (c *checker) chdir(exe string, u used) {
+	if c.path(u.val, writeAccess, exe, "directory "+exe+" "+strings.Split(u.as, "=")[0]+" runs in"); c.refused {
+		return
+	}
+	var next []string
+	for _, d := range c.dirs {
+		p := u.val.text
+		if !filepath.IsAbs(p) && d != "" && d != "." {
+			p = d + "/" + p
+		}
+		res, err := c.ws.Jail.Resolve(p, writeAccess)
+		if err != nil || res.Outside {
+			c.refuse(PathEscape, exe, u.val.text, "the directory %s %s runs in leaves the workspace; give a directory inside it", exe, u.val.text)
+			return
+		}
+		next = append(next, res.Rel)
+	}
+	c.dirs = next
 }

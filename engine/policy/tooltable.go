@@ -22,6 +22,7 @@ var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
 		xargsSpec, setsidSpec, shSpec, findSpec, sedSpec, awkSpec, sortSpec, tarSpec, rgSpec,
 		vimSpec, edSpec, lessSpec, manSpec, npxSpec, cpSpec, mvSpec, installSpec, lnSpec, touchSpec,
 		ddSpec, teeSpec, truncateSpec, chmodSpec, mkdirSpec, rmSpec, gitSpec, hashSpec,
+		makeSpec, goSpec, pkgSpec, rsyncSpec, zipSpec, unzipSpec, patchSpec, emacsSpec, scpSpec, sftpSpec,
 	} {
 		for _, n := range t.names {
 			m[n] = t
@@ -226,7 +227,7 @@ var shSpec = &toolSpec{
 // --- find: an expression whose actions run, write or delete ---
 
 var findSpec = &toolSpec{
-	names: []string{"find"}, mode: expression,
+	names: []string{"find"}, mode: expression, operands: []string{"read"},
 	opts: `
 	-name=P
 	-iname=P
@@ -264,7 +265,7 @@ var findSpec = &toolSpec{
 	-context=C
 	-maxdepth=N
 	-mindepth=N
-	-files0-from=F  read
+	-files0-from=F  check:namelist
 	-empty
 	-executable
 	-readable
@@ -309,7 +310,7 @@ var findSpec = &toolSpec{
 	allow: []string{"find . -name '*.go'", "find . -name '*.tmp' -exec ls -l {} \\;", "find sub -type f -newer go.mod -print", "find -L . -maxdepth 2 \\( -name a -o -name b \\) -print0", "find . -newermt 2024-01-01"},
 	refuse: []string{"denied-executable: find . -exec rm {} \\;", "denied-executable: find . -execdir rm {} +", "denied-executable: find . -ok rm {} \\;", "denied-executable: find . -okdir rm {} \\;",
 		"denied-executable: find . -name x -o -exec rm {} \\;", "denied-pattern: find . -fprint x", "denied-pattern: find . -fprintf x %p", "denied-pattern: find . -fls x", "denied-pattern: find . -fprint0 x", "denied-pattern: find . -delete",
-		"nested-command: find . -exec sh -c id \\;", "nested-command: find . -exec", "denied-pattern: find . -evil", "nested-command: find . -exec find . -exec rm {} \\; \\;"},
+		"nested-command: find . -exec sh -c id \\;", "nested-command: find . -exec", "denied-pattern: find . -evil", "path-escape: find .env -exec cat {} +", "path-escape: find / -name x", "nested-command: find . -exec find . -exec rm {} \\; \\;"},
 }
 
 // --- editors and filters whose language can run or write ---
@@ -332,11 +333,13 @@ var sedSpec = &toolSpec{
 	-z|--null-data
 	--help
 	--version`,
-	allow: []string{"sed -n 1,20p README.md", "sed -i s/a/b/ sub/f.txt", "sed -ne p f", "sed -E -s 's/(a)/\\1/' f", "sed --expr=p f", "sed -i.bak s/a/b/ f", "sed 'r sub/x' f", "sed -n '/a/p' f"},
+	allow: []string{"sed -n 1,20p README.md", "sed -i s/a/b/ sub/f.txt", "sed -ne p f", "sed -E -s 's/(a)/\\1/' f", "sed --expr=p f", "sed -i.bak s/a/b/ f", "sed 'r sub/x' f", "sed -n '/a/p' f", "sed 's/[/]/_/g' f", "sed -i'bak_*' s/a/b/ f", "sed -n '/[[:digit:]]/p' f"},
 	refuse: []string{"denied-pattern: sed e f", "denied-pattern: sed -nee f", "denied-pattern: sed -n -e 1e f", "denied-pattern: sed 's/a/b/e' f", "denied-pattern: sed 's/a/b/w out' f", "denied-pattern: sed 'w out' f", "denied-pattern: sed 'W out' f",
 		"denied-pattern: sed --expression=e f", "denied-pattern: sed --exp=e f", "nested-command: sed -f s.sed f", "nested-command: sed -sf s.sed f", "nested-command: sed --fil=s.sed f", "nested-command: sed -Ef s.sed f",
 		"path-escape: sed -i s/a/b/ .git/config", "path-escape: sed p -i .git/config", "path-escape: sed -ni p .agentic/config.json", "path-escape: sed -si s/a/b/ ../x", "path-escape: sed --in-pl s/a/b/ .git/config", "path-escape: sed 'r /etc/passwd' f", "path-escape: sed 'R .env' f",
-		"denied-pattern: sed -i -e 's/a/b/;e id' f", "denied-pattern: sed --bogus p f", "denied-pattern: sed -x p f"},
+		"denied-pattern: sed -i -e 's/a/b/;e id' f", "denied-pattern: sed --bogus p f", "denied-pattern: sed -x p f",
+		"denied-pattern: sed 's/[/]/;p;/w /tmp/x' f", "denied-pattern: sed 's/[/]*/\\\n/e' f", "denied-pattern: sed '/[/]/;p;/w x' f", "denied-pattern: sed 's/[[:alpha:]/]/;/e' f", "denied-pattern: sed 's/[\\/]/;/e' f",
+		"denied-pattern: sed -i'.git/hooks/*' s/a/b/ f", "denied-pattern: sed --in-place=/tmp/* s/a/b/ f", "denied-pattern: sed -i../x s/a/b/ f"},
 }
 
 var awkSpec = &toolSpec{
@@ -371,9 +374,11 @@ var awkSpec = &toolSpec{
 	-V|--version
 	-k|--csv
 	-W=OPTION  refuse  -W passes an implementation option aw does not read; use the long option instead`,
-	allow: []string{"awk '{print $1}' f", "awk -F: '{print $2}' f", "awk -v n=3 'NR<n' f", "gawk --sandbox -e '{print}' f", "awk 'length($0) > 72' f"},
+	allow: []string{"awk '{print $1}' f", "awk -F: '{print $2}' f", "awk -v n=3 'NR<n' f", "gawk --sandbox -e '{print}' f", "awk 'length($0) > 72' f", "awk '$3 > 5 {print $1}' f", "awk '{print $1}; NR > 5 {exit}' f", "awk '{ if ($3 > 0) print $1 }' f", "awk 'NR>1{print $2}' f"},
 	refuse: []string{"denied-pattern: awk 'BEGIN{system(\"id\")}'", "denied-pattern: awk '{print | \"sh\"}' f", "denied-pattern: awk 'BEGIN{\"id\" | getline x}'", "denied-pattern: awk '{print > \"/tmp/x\"}' f", "denied-pattern: awk '{printf \"%s\", $0 >> \"out\"}' f", "denied-pattern: awk 'BEGIN{getline l < \"/etc/passwd\"}'", "denied-pattern: awk 'BEGIN{f=\"sys\" \"tem\"; @f(\"id\")}'", "denied-pattern: awk -e 'BEGIN{system(\"id\")}' f",
-		"nested-command: awk -f p.awk f", "nested-command: awk -vx=1 -f p.awk f", "denied-pattern: awk --fi=p.awk f", "nested-command: awk --fil=p.awk f", "nested-command: gawk -l ext f", "nested-command: gawk -E p.awk", "denied-pattern: gawk -o/tmp/x 1 f", "denied-pattern: awk -W exec=p.awk", "denied-pattern: awk -v LD_PRELOAD=x 1 f"},
+		"nested-command: awk -f p.awk f", "nested-command: awk -vx=1 -f p.awk f", "denied-pattern: awk --fi=p.awk f", "nested-command: awk --fil=p.awk f", "nested-command: gawk -l ext f", "nested-command: gawk -E p.awk", "denied-pattern: gawk -o/tmp/x 1 f", "denied-pattern: awk -W exec=p.awk", "denied-pattern: awk -v LD_PRELOAD=x 1 f",
+		"denied-pattern: awk '{print a[\"}\"] > \"/tmp/x\"}' f", "denied-pattern: awk '{print /}/ > \"x\"}' f", "denied-pattern: awk '$0 ~ /\"/ {print > \"x\"}' f", "denied-pattern: awk '{print $1,\n$2 > \"x\"}' f", "denied-pattern: awk '{print \\\n> \"x\"}' f", "denied-pattern: awk '{printf(\"%s\", $0) > \"x\"}' f",
+		"denied-pattern: awk 'BEGIN{ARGV[1]=\".env\";ARGC=2}{print}'"},
 }
 
 var sortSpec = &toolSpec{
@@ -398,7 +403,7 @@ var sortSpec = &toolSpec{
 	--check[=X]
 	--compress-program=PROG  run  it runs a program on sort's temporary files
 	--debug
-	--files0-from=FILE  read
+	--files0-from=FILE  check:namelist
 	-k|--key=KEYDEF
 	-m|--merge
 	-o|--output=FILE  write
@@ -412,7 +417,7 @@ var sortSpec = &toolSpec{
 	--help
 	--version`,
 	allow:  []string{"sort f", "sort -rn -k2 f", "sort -o out.txt f", "sort -ooutput.txt f", "sort -t, -k1,1 f", "sort -T sub f"},
-	refuse: []string{"denied-pattern: sort --compress-program=gzip f", "denied-pattern: sort --compress=gzip f", "denied-pattern: sort --comp gzip f", "path-escape: sort -o /tmp/x f", "path-escape: sort -uo.git/config f", "path-escape: sort f -o .agentic/x", "path-escape: sort --out=../x f", "path-escape: sort -T /tmp f", "path-escape: sort .env", "denied-pattern: sort --bogus f"},
+	refuse: []string{"denied-pattern: sort --compress-program=gzip f", "denied-pattern: sort --compress=gzip f", "denied-pattern: sort --comp gzip f", "path-escape: sort -o /tmp/x f", "path-escape: sort -uo.git/config f", "path-escape: sort f -o .agentic/x", "path-escape: sort --out=../x f", "path-escape: sort -T /tmp f", "path-escape: sort .env", "denied-pattern: sort --files0-from=-", "denied-pattern: sort --bogus f"},
 }
 
 var tarSpec = &toolSpec{
@@ -542,7 +547,7 @@ var tarSpec = &toolSpec{
 	-P|--absolute-names  refuse  members with absolute names are written outside the workspace
 	--recursion
 	--suffix=STRING
-	-T|--files-from=FILE  read
+	-T|--files-from=FILE  check:namelist
 	--unquote
 	--verbatim-files-from
 	-X|--exclude-from=FILE  read
@@ -578,7 +583,7 @@ var tarSpec = &toolSpec{
 	refuse: []string{"denied-pattern: tar --to-command='sh -c id' -xOf a.tar", "denied-pattern: tar --to-c=id -tf a.tar", "denied-pattern: tar -I ./evil -cf a.tar .", "denied-pattern: tar -Ievil -cf a.tar .", "denied-pattern: tar xIf ./evil a.tar", "denied-pattern: tar --use-compress-program=./evil -cf a.tar .", "denied-pattern: tar --use-comp=./evil -cf a.tar .",
 		"denied-pattern: tar --checkpoint=1 --checkpoint-action=exec=id -cf a.tar .", "denied-pattern: tar --checkpoint-a=exec=id -cf a.tar .", "denied-pattern: tar -cf a.tar -F ./evil .", "denied-pattern: tar --info-script=./evil -cf a.tar .", "denied-pattern: tar --new-vol=./evil -cf a.tar .",
 		"denied-pattern: tar -xf a.tar", "denied-pattern: tar xf a.tar", "denied-pattern: tar --extract -f a.tar", "denied-pattern: tar -cf host:a.tar .", "denied-pattern: tar --rsh-command=./evil -cf h:a .",
-		"path-escape: tar -cf /tmp/a.tar .", "path-escape: tar -czf .git/x.tgz .", "path-escape: tar cf .agentic/a.tar .", "path-escape: tar -c -T .env -f a.tar", "path-escape: tar -cf a.tar -C /etc .", "denied-pattern: tar --bogus -cf a.tar .", "denied-pattern: tar cYf a.tar ."},
+		"path-escape: tar -cf /tmp/a.tar .", "path-escape: tar -czf .git/x.tgz .", "path-escape: tar cf .agentic/a.tar .", "path-escape: tar -c -T .env -f a.tar", "denied-pattern: tar -cf a.tar -T -", "denied-pattern: tar -cf a.tar --files-from=/dev/stdin", "path-escape: tar -cf a.tar -C /etc .", "denied-pattern: tar --bogus -cf a.tar .", "denied-pattern: tar cYf a.tar ."},
 }
 
 // TAR_OPTIONS is stripped from the spawned environment and refused on a
@@ -980,7 +985,7 @@ var cpSpec = &toolSpec{
 	--sparse=WHEN
 	--strip-trailing-slashes
 	-s|--symbolic-link
-	-S|--suffix=SUFFIX
+	-S|--suffix=SUFFIX  check:suffix
 	-t|--target-directory=DIR  target
 	-T|--no-target-directory
 	-u|--update[=WHEN]
@@ -992,7 +997,7 @@ var cpSpec = &toolSpec{
 	--help
 	--version`,
 	allow:  []string{"cp go.mod sub/", "cp -r sub dist/", "cp -t dist go.mod README.md", "cp -av sub dist"},
-	refuse: []string{"path-escape: cp x /tmp/y", "path-escape: cp x .git/config", "path-escape: cp -l .git/config sub/c", "path-escape: cp --link .agentic/config.json x", "path-escape: cp -al .git sub/g", "path-escape: cp -t .git/hooks x", "path-escape: cp --target=.agentic x", "path-escape: cp -rt/tmp x", "path-escape: cp .env x", "path-escape: cp /etc/shadow x", "path-escape: cp x y .agentic/", "denied-pattern: cp --bogus x y"},
+	refuse: []string{"path-escape: cp x /tmp/y", "path-escape: cp x .git/config", "path-escape: cp -l .git/config sub/c", "path-escape: cp --link .agentic/config.json x", "path-escape: cp -al .git sub/g", "path-escape: cp -t .git/hooks x", "path-escape: cp --target=.agentic x", "path-escape: cp -rt/tmp x", "path-escape: cp .env x", "path-escape: cp /etc/shadow x", "path-escape: cp x y .agentic/", "denied-pattern: cp --bogus x y", "denied-pattern: cp -b -S /../../.git/hooks/x a sub/", "denied-pattern: cp --backup --suf=/x a b"},
 }
 
 var mvSpec = &toolSpec{
@@ -1006,7 +1011,7 @@ var mvSpec = &toolSpec{
 	-n|--no-clobber
 	--no-copy
 	--strip-trailing-slashes
-	-S|--suffix=SUFFIX
+	-S|--suffix=SUFFIX  check:suffix
 	-t|--target-directory=DIR  wdir
 	-T|--no-target-directory
 	-u|--update[=WHEN]
@@ -1034,7 +1039,7 @@ var installSpec = &toolSpec{
 	-p|--preserve-timestamps
 	-s|--strip
 	--strip-program=PROG  run  it runs a program on the installed files
-	-S|--suffix=SUFFIX
+	-S|--suffix=SUFFIX  check:suffix
 	-t|--target-directory=DIR  target
 	-T|--no-target-directory
 	-v|--verbose
@@ -1060,7 +1065,7 @@ var lnSpec = &toolSpec{
 	-P|--physical
 	-r|--relative
 	-s|--symbolic
-	-S|--suffix=SUFFIX
+	-S|--suffix=SUFFIX  check:suffix
 	-t|--target-directory=DIR  target
 	-T|--no-target-directory
 	-v|--verbose
