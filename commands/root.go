@@ -5,7 +5,9 @@
 package commands
 
 import (
+	"bytes"
 	"github.com/itchyny/gojq"
+	"os/exec"
 
 	"context"
 	"errors"
@@ -78,15 +80,16 @@ func (a *app) human() bool {
 
 // app is one invocation: global flags, streams, and the envelope it produced.
 type app struct {
-	io     IO
-	root   string
-	scope  string
-	tier   string
-	format string
-	pretty bool
-	jq     string
-	query  *gojq.Code
-	fields string
+	io      IO
+	root    string
+	scope   string
+	tier    string
+	format  string
+	pretty  bool
+	jq      string
+	query   *gojq.Code
+	fields  string
+	noPager bool
 	// filterFailed: --jq failed on the result (exit 1 when the call was ok)
 	filterFailed bool
 	hooks        map[*cobra.Command]func(req any) error
@@ -164,6 +167,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	f.StringVarP(&a.format, "output", "o", "", "json or table (default: table on a terminal, json otherwise)")
 	f.BoolVar(&a.pretty, "pretty", false, "indent JSON output")
 	f.StringVar(&a.jq, "jq", "", "print the result of a jq expression over the envelope (strings raw, one result per line)")
+	f.BoolVar(&a.noPager, "no-pager", false, "never page long table output (default: $PAGER, else less -FRX, when it is longer than the terminal)")
 	f.StringVar(&a.fields, "fields", "", "print only these comma-separated fields of data, as one JSON object")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usage{err} })
 	root.AddGroup(&cobra.Group{ID: "tools", Title: "Agent tools:"}, &cobra.Group{ID: "human", Title: "Human and setup:"})
@@ -342,9 +346,40 @@ func (a *app) emit(env envelope.Envelope) {
 	if a.format != "" && a.format != "json" && a.format != "table" {
 		f = output.Format{}
 	}
-	if err := output.Render(a.io.Out, env, f); err != nil {
+	var buf bytes.Buffer
+	if err := output.Render(&buf, env, f); err != nil {
 		fmt.Fprintln(a.io.Err, "aw: cannot write output:", err)
+		return
 	}
+	if f.Table && a.page(buf.Bytes()) {
+		return
+	}
+	a.io.Out.Write(buf.Bytes())
+}
+
+// page shows a table longer than the terminal through the human's pager
+// ($PAGER, else less -FRX), as git and gh do; never off a terminal, never
+// with --no-pager or PAGER=cat. It reports whether the pager took it.
+func (a *app) page(text []byte) bool {
+	f, ok := a.io.Out.(*os.File)
+	if a.noPager || !ok || !a.io.Terminal(a.io.Out) {
+		return false
+	}
+	_, rows, err := term.GetSize(int(f.Fd()))
+	if err != nil || bytes.Count(text, []byte("\n")) < rows {
+		return false
+	}
+	pager := a.io.Getenv("PAGER")
+	if pager == "" {
+		pager = "less -FRX"
+	}
+	argv := strings.Fields(pager)
+	if len(argv) == 0 || argv[0] == "cat" {
+		return false
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(text), f, a.io.Err
+	return cmd.Run() == nil
 }
 
 // warn writes a line to stderr, only when stderr is a terminal: json output

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,5 +44,31 @@ func TestTablesFitTheTerminal(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestPager: table output longer than the terminal goes through $PAGER;
+// short output, --no-pager and output that is not a terminal do not.
+func TestPager(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 90; i++ {
+		write(t, dir, fmt.Sprintf("f%02d.txt", i), "x\n")
+	}
+	pager := filepath.Join(t.TempDir(), "pager")
+	if err := os.WriteFile(pager, []byte("#!/bin/sh\necho PAGED-BY-TEST\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PAGER=" + pager}
+	if out := string(onPty(t, 100, dir, env, nil, "", "inspect", "list", ".")); !strings.Contains(out, "PAGED-BY-TEST") || !strings.Contains(out, "f89.txt") {
+		t.Errorf("a long listing was not paged:\n%s", out)
+	}
+	if out := string(onPty(t, 100, dir, env, nil, "", "inspect", "list", ".", "--no-pager")); strings.Contains(out, "PAGED-BY-TEST") || !strings.Contains(out, "f89.txt") {
+		t.Errorf("--no-pager paged:\n%s", out)
+	}
+	if out := string(onPty(t, 100, dir, env, nil, "", "inspect", "stat", "f01.txt")); strings.Contains(out, "PAGED-BY-TEST") {
+		t.Errorf("a short result was paged:\n%s", out)
+	}
+	if r := runAWEnv(t, dir, nil, env, "inspect", "list", "."); strings.Contains(string(r.Stdout), "PAGED-BY-TEST") {
+		t.Error("output to a pipe was paged")
 	}
 }
