@@ -51,7 +51,7 @@ func (a *app) completeIDs(root *cobra.Command) {
 		}
 	}
 	walk(root)
-	for flag, values := range map[string][]string{"tier": {"read", "write", "exec"}, "output": {"json", "table"}} {
+	for flag, values := range map[string][]string{"tier": {"read", "write", "exec"}, "output": {"json", "table"}, "color": {"auto", "always", "never"}} {
 		root.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	}
 }

@@ -90,6 +90,7 @@ type app struct {
 	query   *gojq.Code
 	fields  string
 	noPager bool
+	color   string
 	// filterFailed: --jq failed on the result (exit 1 when the call was ok)
 	filterFailed bool
 	hooks        map[*cobra.Command]func(req any) error
@@ -167,6 +168,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	f.StringVarP(&a.format, "output", "o", "", "json or table (default: table on a terminal, json otherwise)")
 	f.BoolVar(&a.pretty, "pretty", false, "indent JSON output")
 	f.StringVar(&a.jq, "jq", "", "print the result of a jq expression over the envelope (strings raw, one result per line)")
+	f.StringVar(&a.color, "color", "auto", "color diffs and errors in table output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.BoolVar(&a.noPager, "no-pager", false, "never page long table output (default: $PAGER, else less -FRX, when it is longer than the terminal)")
 	f.StringVar(&a.fields, "fields", "", "print only these comma-separated fields of data, as one JSON object")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usage{err} })
@@ -304,6 +306,18 @@ func operationOf(cmd *cobra.Command) string {
 	return parts[0]
 }
 
+// colored decides --color: auto colors a terminal unless NO_COLOR is set
+// (to anything but ""), always and never say what they mean.
+func (a *app) colored() bool {
+	switch a.color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return a.io.Getenv("NO_COLOR") == "" && a.io.Terminal(a.io.Out)
+}
+
 // width is the terminal's width when stdout is one, else 0 (the fixed
 // width of table output off a terminal).
 func (a *app) width() int {
@@ -342,7 +356,7 @@ func (a *app) emit(env envelope.Envelope) {
 		}
 		return
 	}
-	f := output.Format{Table: a.tableMode(), Pretty: a.pretty, Width: a.width()}
+	f := output.Format{Table: a.tableMode(), Pretty: a.pretty, Width: a.width(), Color: a.colored()}
 	if a.format != "" && a.format != "json" && a.format != "table" {
 		f = output.Format{}
 	}

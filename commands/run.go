@@ -133,6 +133,9 @@ func (a *app) openWorkspace() (*workspace.Workspace, error) {
 	if err := a.parseFilters(); err != nil {
 		return nil, err
 	}
+	if a.color != "auto" && a.color != "always" && a.color != "never" {
+		return nil, envelope.Errorf(envelope.InvalidInput, "--color %q is not auto, always or never", a.color)
+	}
 	root := a.root
 	if root == "" {
 		root = a.io.Getenv("AW_ROOT")

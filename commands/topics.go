@@ -30,6 +30,9 @@ files.
   PATH               where commands' executables are looked up (directories
                      inside the workspace are never used) and where Chromium
                      is found when browser.executable is unset
+  NO_COLOR           any value but "" turns colors off (--color auto)
+  PAGER              the pager for table output longer than the terminal
+                     (default less -FRX; cat turns paging off)
   GH_TOKEN           the GitHub token (the variable github.tokenEnv names)
   OPENAI_API_KEY     the model endpoint's key (the variable agents.apiKeyEnv names)
 

@@ -23,6 +23,9 @@ type Format struct {
 	// Width is the terminal's width in columns: tables are cut to fit it
 	// and text is wrapped (0: OffTerminalWidth).
 	Width int
+	// Color marks diffs (+ green, - red, @@ cyan) and errors (red) with
+	// ANSI colors, added after every agent string was made visible.
+	Color bool
 }
 
 // Render writes env to w.
@@ -33,7 +36,7 @@ func Render(w io.Writer, env envelope.Envelope, f Format) error {
 	if f.Width <= 0 {
 		f.Width = OffTerminalWidth
 	}
-	return table(w, env, f.Width)
+	return table(w, env, f)
 }
 
 // JSON writes env as one JSON document and a newline. HTML escaping is off:
@@ -56,10 +59,11 @@ func JSON(w io.Writer, env envelope.Envelope, pretty bool) error {
 
 // table is the human view. Every string in it went through visible.Line (cells,
 // keys, the summary) or visible.Block (multi-line text: diffs, reviews, output).
-func table(w io.Writer, env envelope.Envelope, width int) error {
+func table(w io.Writer, env envelope.Envelope, f Format) error {
+	width := f.Width
 	fmt.Fprintln(w, wrap(visible.Line(env.Summary), width))
 	if env.Error != nil {
-		fmt.Fprintln(w, wrap(fmt.Sprintf("error %s: %s", visible.Line(string(env.Error.Code)), visible.Line(env.Error.Message)), width))
+		fmt.Fprintln(w, paint(f.Color, red, wrap(fmt.Sprintf("error %s: %s", visible.Line(string(env.Error.Code)), visible.Line(env.Error.Message)), width)))
 	}
 	data, err := ordered(env.Data)
 	if err != nil || data == nil {
@@ -98,7 +102,7 @@ func table(w io.Writer, env envelope.Envelope, width int) error {
 		t.Render()
 	}
 	for _, t := range texts {
-		fmt.Fprintf(w, "\n%s:\n%s", visible.Line(t[0]), wrapBlock(visible.Block(t[1]), width))
+		fmt.Fprintf(w, "\n%s:\n%s", visible.Line(t[0]), colorDiff(f.Color, wrapBlock(visible.Block(t[1]), width)))
 		if !strings.HasSuffix(t[1], "\n") {
 			fmt.Fprintln(w)
 		}

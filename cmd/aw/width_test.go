@@ -72,3 +72,40 @@ func TestPager(t *testing.T) {
 		t.Error("output to a pipe was paged")
 	}
 }
+
+// TestColor: diffs are colored on a terminal, never with NO_COLOR, with
+// --color never or off a terminal, and always with --color always; JSON
+// is never colored.
+func TestColor(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.txt", "one\ntwo\n")
+	pre := runAW(t, dir, nil, "edit", "preview", "--op", `{"type":"replace","path":"a.txt","search":"two","replacement":"2"}`)
+	tx := pre.field(t, ".data.transactionId").(string)
+	green := "\x1b[32m+2"
+	if out := string(onPty(t, 120, dir, []string{"NO_COLOR="}, nil, "", "edit", "show", tx)); !strings.Contains(out, green) || !strings.Contains(out, "\x1b[31m-two") {
+		t.Errorf("no colored diff on a terminal:\n%q", out)
+	}
+	for _, c := range []struct {
+		env  []string
+		args []string
+	}{
+		{nil, nil}, // the pty tests' NO_COLOR=1
+		{[]string{"NO_COLOR="}, []string{"--color", "never"}},
+	} {
+		if out := string(onPty(t, 120, dir, c.env, nil, "", append([]string{"edit", "show", tx}, c.args...)...)); strings.Contains(out, "\x1b[3") {
+			t.Errorf("%v %v: colored:\n%q", c.env, c.args, out)
+		}
+	}
+	if out := runRaw(t, dir, "edit", "show", tx, "-o", "table", "--color", "always"); !strings.Contains(out, green) {
+		t.Errorf("--color always off a terminal: %q", out)
+	}
+	if out := runRaw(t, dir, "edit", "show", tx, "-o", "table"); strings.Contains(out, "\x1b") {
+		t.Errorf("colored off a terminal: %q", out)
+	}
+	if r := runAW(t, dir, nil, "edit", "show", tx, "--color", "always"); strings.Contains(string(r.Stdout), "\x1b") {
+		t.Errorf("JSON colored: %q", r.Stdout)
+	}
+	if r := runAW(t, dir, nil, "edit", "show", tx, "--color", "rainbow"); r.Code != 2 {
+		t.Errorf("--color rainbow: exit %d", r.Code)
+	}
+}
