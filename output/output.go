@@ -65,6 +65,9 @@ func table(w io.Writer, env envelope.Envelope, f Format) error {
 	if env.Error != nil {
 		fmt.Fprintln(w, paint(f.Color, red, wrap(fmt.Sprintf("error %s: %s", visible.Line(string(env.Error.Code)), visible.Line(env.Error.Message)), width)))
 	}
+	if view(w, env, f) {
+		return artifacts(w, env, width)
+	}
 	data, err := ordered(env.Data)
 	if err != nil || data == nil {
 		return err
@@ -107,6 +110,10 @@ func table(w io.Writer, env envelope.Envelope, f Format) error {
 			fmt.Fprintln(w)
 		}
 	}
+	return artifacts(w, env, width)
+}
+
+func artifacts(w io.Writer, env envelope.Envelope, width int) error {
 	for _, a := range env.Artifacts {
 		fmt.Fprintln(w, wrap(fmt.Sprintf("artifact %s (%d bytes): %s", visible.Line(a.Path), a.Bytes, visible.Line(a.Description)), width))
 	}
