@@ -255,7 +255,7 @@ func TestHintsFollowTheEffects(t *testing.T) {
 	}
 	// What the table says today, tool by tool (every action offered).
 	for _, c := range []struct {
-		tool                                          string
+		tool                                         string
 		readOnly, destructive, idempotent, openWorld bool
 	}{
 		{"workspace_inspect", true, false, true, false},
