@@ -2,7 +2,9 @@
 // (request type, engine function, tier, gate class). The cobra commands,
 // `aw call` and `aw mcp` are front ends over it, so policy checks that apply
 // to every action (tool enabled, tier cap) live here and nowhere else.
-// Adding an action means adding one row to Table and one engine function.
+// Adding an action means adding one row to Table (with Does declaring what
+// it can change, from which the MCP annotations follow) and one engine
+// function.
 package dispatch
 
 import (
