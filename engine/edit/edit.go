@@ -48,12 +48,12 @@ type PreviewRequest struct {
 
 // TxRequest names a transaction (commit, show).
 type TxRequest struct {
-	TransactionID string `json:"transaction_id" doc:"the tx_ id a preview or apply returned"`
+	TransactionID string `json:"transaction_id" doc:"the tx_ id a preview or apply returned (a unique prefix works)"`
 }
 
 // RollbackRequest names a transaction; force restores over later changes.
 type RollbackRequest struct {
-	TransactionID string `json:"transaction_id" doc:"the tx_ id of an applied transaction"`
+	TransactionID string `json:"transaction_id" doc:"the tx_ id of an applied transaction (a unique prefix works)"`
 	Force         bool   `json:"force,omitempty" doc:"restore even over changes made to its files since the commit (destructive); default false: a file changed since is refused"`
 }
 

@@ -35,19 +35,19 @@ type ApprovalListRequest struct {
 
 // ApprovalShowRequest is approval show.
 type ApprovalShowRequest struct {
-	ID string `json:"id" doc:"the approval_ or plan_ id"`
+	ID string `json:"id" doc:"the approval_ or plan_ id (a unique prefix works)"`
 }
 
 // AcceptRequest is approval accept: without an id the newest pending
 // record (plans included) is decided.
 type AcceptRequest struct {
-	ID   string `json:"id,omitempty" doc:"the approval_ or plan_ id to approve; default: the newest pending record"`
+	ID   string `json:"id,omitempty" doc:"the approval_ or plan_ id to approve (a unique prefix works); default: the newest pending record"`
 	Note string `json:"note,omitempty" doc:"a note kept with the decision, at most 2000 characters"`
 }
 
 // DenyRequest is approval deny.
 type DenyRequest struct {
-	ID     string `json:"id,omitempty" doc:"the approval_ or plan_ id to deny; default: the newest pending record"`
+	ID     string `json:"id,omitempty" doc:"the approval_ or plan_ id to deny (a unique prefix works); default: the newest pending record"`
 	Reason string `json:"reason,omitempty" doc:"why, passed to the agent; at most 2000 characters"`
 }
 

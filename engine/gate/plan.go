@@ -102,12 +102,12 @@ type PlanCurrentRequest struct{}
 
 // PlanShowRequest is plan show.
 type PlanShowRequest struct {
-	PlanID string `json:"plan_id" doc:"the plan_ id"`
+	PlanID string `json:"plan_id" doc:"the plan_ id (a unique prefix works)"`
 }
 
 // PlanCompleteRequest is plan complete; plan_id defaults to the approved plan.
 type PlanCompleteRequest struct {
-	PlanID  string `json:"plan_id,omitempty" doc:"the plan_ id to end; default: the approved plan"`
+	PlanID  string `json:"plan_id,omitempty" doc:"the plan_ id to end (a unique prefix works); default: the approved plan"`
 	Summary string `json:"summary,omitempty" doc:"what was done, kept with the plan; at most 2000 characters"`
 }
 

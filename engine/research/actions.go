@@ -57,12 +57,12 @@ type ListRequest struct {
 
 // ProjectRequest names a project (show, archive).
 type ProjectRequest struct {
-	ResearchID string `json:"research_id" doc:"the research_ id"`
+	ResearchID string `json:"research_id" doc:"the research_ id (a unique prefix works)"`
 }
 
 // NoteRequest adds a note to a project.
 type NoteRequest struct {
-	ResearchID string `json:"research_id" doc:"the research_ id"`
+	ResearchID string `json:"research_id" doc:"the research_ id (a unique prefix works)"`
 	Kind       string `json:"kind" doc:"what the note is: a finding, a claim to verify, an open question, a warning, or the method used" enum:"finding,claim,question,warning,method"`
 	Text       string `json:"text" doc:"the note, at most 4000 characters"`
 	SourceID   string `json:"source_id,omitempty" doc:"the source_ id of the project the note rests on"`

@@ -36,25 +36,25 @@ type ListRequest struct {
 
 // ShowRequest shows a board, or one of its checkpoints.
 type ShowRequest struct {
-	BoardID      string `json:"board_id" doc:"the board_ id"`
+	BoardID      string `json:"board_id" doc:"the board_ id (a unique prefix works)"`
 	CheckpointID string `json:"checkpoint_id,omitempty" doc:"show this checkpoint_ snapshot of the board instead of its current items"`
 }
 
 // BoardRequest names a board (next, archive, reopen).
 type BoardRequest struct {
-	BoardID string `json:"board_id" doc:"the board_ id"`
+	BoardID string `json:"board_id" doc:"the board_ id (a unique prefix works)"`
 }
 
 // AddRequest appends items to a board.
 type AddRequest struct {
-	BoardID string     `json:"board_id" doc:"the board_ id"`
+	BoardID string     `json:"board_id" doc:"the board_ id (a unique prefix works)"`
 	Items   []ItemSpec `json:"items" doc:"the items to append, 1 to 200 per call (1000 per board)"`
 }
 
 // UpdateRequest patches one item. Absent fields stay as they are;
 // depends_on replaces the list (item_ ids only); evidence is appended.
 type UpdateRequest struct {
-	BoardID   string    `json:"board_id" doc:"the board_ id"`
+	BoardID   string    `json:"board_id" doc:"the board_ id (a unique prefix works)"`
 	ItemID    string    `json:"item_id" doc:"the item_ id"`
 	Text      *string   `json:"text,omitempty" doc:"new text, at most 2000 characters; absent: unchanged"`
 	Status    *string   `json:"status,omitempty" doc:"new status; absent: unchanged" enum:"pending,in_progress,completed,blocked,cancelled"`
@@ -66,7 +66,7 @@ type UpdateRequest struct {
 
 // RemoveRequest removes one item.
 type RemoveRequest struct {
-	BoardID string `json:"board_id" doc:"the board_ id"`
+	BoardID string `json:"board_id" doc:"the board_ id (a unique prefix works)"`
 	ItemID  string `json:"item_id" doc:"the item_ id"`
 	// Detach drops the item from the depends_on of items that name it;
 	// without it, remove refuses while other items depend on the item.
@@ -75,14 +75,14 @@ type RemoveRequest struct {
 
 // NoteRequest adds a note to a board, optionally about one item.
 type NoteRequest struct {
-	BoardID string `json:"board_id" doc:"the board_ id"`
+	BoardID string `json:"board_id" doc:"the board_ id (a unique prefix works)"`
 	ItemID  string `json:"item_id,omitempty" doc:"the item_ id the note is about; default: the board as a whole"`
 	Text    string `json:"text" doc:"the note, at most 2000 characters (a board keeps its latest 500)"`
 }
 
 // CheckpointRequest records a snapshot of the board's items.
 type CheckpointRequest struct {
-	BoardID string `json:"board_id" doc:"the board_ id"`
+	BoardID string `json:"board_id" doc:"the board_ id (a unique prefix works)"`
 	Label   string `json:"label,omitempty" doc:"what the snapshot marks, at most 200 characters (a board keeps its latest 100)"`
 }
 
