@@ -212,6 +212,17 @@ func TestMCPInitializeAndList(t *testing.T) {
 			if ed == nil || ed.ReadOnlyHint || ed.DestructiveHint == nil || !*ed.DestructiveHint {
 				t.Errorf("workspace_edit annotations %+v: want destructive, not read-only", ed)
 			}
+			// Tools that write aw's records are not read-only.
+			for _, name := range []string{"workspace_notes", "workspace_plan", "workspace_tasks"} {
+				if a := tools[name].Annotations; a == nil || a.ReadOnlyHint {
+					t.Errorf("%s annotations %+v: it writes records, so it is not read-only", name, a)
+				}
+			}
+			for _, tool := range tools {
+				if !strings.Contains(tool.Description, "Actions (required arguments in parentheses):") {
+					t.Errorf("%s description does not list its actions: %q", tool.Name, tool.Description)
+				}
+			}
 			env := c.call(t, "workspace_inspect", map[string]any{"action": "read", "path": "README.md"})
 			if get(env, ".data.totalLines") != float64(3) || get(env, ".operation") != "inspect.read" {
 				t.Errorf("read: %v", env)
@@ -405,8 +416,16 @@ func TestMCPTierCap(t *testing.T) {
 				if got := actionEnum(t, tools["workspace_edit"]); slices.Contains(got, "apply") || !slices.Contains(got, "preview") {
 					t.Errorf("workspace_edit at --tier read offers %v", got)
 				}
-				if a := tools["workspace_edit"].Annotations; !a.ReadOnlyHint {
-					t.Errorf("workspace_edit capped at read should be read-only: %+v", a)
+				// preview records a planned transaction, so the capped tool
+				// still writes, but nothing it offers can destroy.
+				if a := tools["workspace_edit"].Annotations; a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {
+					t.Errorf("workspace_edit capped at read should be neither read-only nor destructive: %+v", a)
+				}
+				if a := tools["workspace_notes"].Annotations; !a.ReadOnlyHint {
+					t.Errorf("workspace_notes capped at read (read, list) should be read-only: %+v", a)
+				}
+				if a := tools["workspace_tasks"].Annotations; a.ReadOnlyHint {
+					t.Errorf("workspace_tasks capped at read still offers todo_write, so it is not read-only: %+v", a)
 				}
 				// A call for an action the cap took away is refused.
 				env := c.call(t, "workspace_edit", map[string]any{"action": "apply", "operations": []any{map[string]any{"type": "create", "path": "x", "content": "x"}}})

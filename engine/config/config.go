@@ -28,14 +28,14 @@ type ListRequest struct{}
 
 // GetRequest names one key.
 type GetRequest struct {
-	Key string `json:"key"`
+	Key string `json:"key" doc:"the dotted setting name, e.g. read.defaultLines (config list shows them all)"`
 }
 
 // SetRequest sets one key to a value written as on the command line (JSON
 // for lists and objects, bare words for strings).
 type SetRequest struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
+	Key   string `json:"key" doc:"the dotted setting name, e.g. commands.enabled"`
+	Value string `json:"value" doc:"the value as typed on the command line: a number, true or false, a string, or a JSON array or object for lists and maps"`
 }
 
 // Setting is one key with its effective value. In a listing, Source is

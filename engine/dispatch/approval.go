@@ -16,11 +16,11 @@ var Prompt = &Tool{Noun: "prompt", Short: "Preprocess a user message: /accept, /
 // Deciding changes the gate's records, and the token is a file: the write
 // tier, like every action that changes state (--tier read changes nothing).
 func approvalActions() []*Action {
-	token := Bind(Approval, "token", workspace.TierWrite, "", "Create the approver token for harnesses you own (your terminal only)", gate.Token)
+	token := Bind(Approval, "token", workspace.TierWrite, "", "Create the approver token for harnesses you own (your terminal only)", gate.Token).Does(Writes | Destroys)
 	token.Human = true
-	accept := Bind(Approval, "accept", workspace.TierWrite, "", "Approve a pending approval or plan (a human verb; default: the newest pending)", gate.Accept)
+	accept := Bind(Approval, "accept", workspace.TierWrite, "", "Approve a pending approval or plan (a human verb; default: the newest pending)", gate.Accept).Does(Writes | Idempotent)
 	accept.Human = true
-	deny := Bind(Approval, "deny", workspace.TierWrite, "", "Deny a pending approval or plan (a human verb; default: the newest pending)", gate.Deny)
+	deny := Bind(Approval, "deny", workspace.TierWrite, "", "Deny a pending approval or plan (a human verb; default: the newest pending)", gate.Deny).Does(Writes | Idempotent)
 	deny.Human = true
 	return []*Action{
 		Bind(Approval, "list", workspace.TierRead, "", "List approval and plan records, newest first (default: pending and approved)", gate.ListApprovals),
@@ -28,6 +28,6 @@ func approvalActions() []*Action {
 		accept, deny, token,
 		// Deciding inside a message needs the approver token; the engine
 		// checks it. It may decide a record: the write tier.
-		Bind(Prompt, "preprocess", workspace.TierWrite, "", "Rewrite one user message: decide /accept or /deny, append the <agentic-mode> block", gate.Prompt),
+		Bind(Prompt, "preprocess", workspace.TierWrite, "", "Rewrite one user message: decide /accept or /deny, append the <agentic-mode> block", gate.Prompt).Does(Writes),
 	}
 }

@@ -10,12 +10,12 @@ import (
 // only stops what a start or run began, so it needs the exec tier too.
 func commandActions() []*Action {
 	return []*Action{
-		Bind(Command, "run", workspace.TierExec, "command", "Run a command in the foreground under the command policy", command.Run),
-		Bind(Command, "start", workspace.TierExec, "command", "Start a background job that outlives this call", command.Start),
+		Bind(Command, "run", workspace.TierExec, "command", "Run a command in the foreground under the command policy", command.Run).Does(Writes | Destroys | Network),
+		Bind(Command, "start", workspace.TierExec, "command", "Start a background job that outlives this call", command.Start).Does(Writes | Destroys | Network),
 		Bind(Command, "status", workspace.TierRead, "", "Show a job's status and the tail of its logs", command.Status),
 		Bind(Command, "output", workspace.TierRead, "", "Read what a job wrote to stdout and stderr since a cursor, waiting up to wait_ms for more", command.Output),
 		Bind(Command, "wait", workspace.TierRead, "", "Block until a job ends (or the timeout passes) and return its status", command.Wait),
-		Bind(Command, "cancel", workspace.TierExec, "", "Stop a job's whole process tree, or (all) every running job of the workspace", command.Cancel),
+		Bind(Command, "cancel", workspace.TierExec, "", "Stop a job's whole process tree, or (all) every running job of the workspace", command.Cancel).Does(Writes | Destroys | Idempotent),
 		Bind(Command, "list", workspace.TierRead, "", "List jobs, newest first", command.List),
 	}
 }

@@ -2,7 +2,9 @@
 // (request type, engine function, tier, gate class). The cobra commands,
 // `aw call` and `aw mcp` are front ends over it, so policy checks that apply
 // to every action (tool enabled, tier cap) live here and nowhere else.
-// Adding an action means adding one row to Table and one engine function.
+// Adding an action means adding one row to Table (with Does declaring what
+// it can change, from which the MCP annotations follow) and one engine
+// function.
 package dispatch
 
 import (
@@ -31,9 +33,42 @@ type Action struct {
 	Gate  string         // gate class: "" never gated; transaction, command, vcs, web, browser, agent
 	Human bool           // only a human may call it: the engine checks the caller
 	Short string         // one line for help text and schemas
+	// Effect is what the action can do besides reading (declared with
+	// Does); the MCP tool annotations are derived from it.
+	Effect Effect
 
 	newReq func() any
 	run    func(ctx context.Context, ws *workspace.Workspace, req any) (envelope.Envelope, error)
+}
+
+// Effect is what an action can do besides reading, declared on its row so
+// that what a client is told (MCP readOnlyHint, destructiveHint,
+// idempotentHint, openWorldHint) follows from the table, not from a list of
+// tool names. An action declares what it can do in the worst case its
+// arguments allow ("may"), not what one call usually does.
+type Effect uint8
+
+const (
+	// Writes: it changes something a later call sees: workspace files, the
+	// repository, processes, or aw's own records (notes, boards, the
+	// session checklist, plans, transactions, research projects, approvals).
+	// Output spilled to an artifact is part of the answer, not a write.
+	Writes Effect = 1 << iota
+	// Destroys: it can overwrite or delete what exists, end a process or
+	// act on a remote site. Only with Writes.
+	Destroys
+	// Idempotent: repeating it with the same arguments changes nothing
+	// more. Only with Writes: an action that writes nothing is idempotent.
+	Idempotent
+	// Network: it can reach outside the machine (the web, GitHub, a
+	// browser page, a process that may connect out).
+	Network
+)
+
+// Does declares the action's effects and returns the row.
+func (a *Action) Does(e Effect) *Action {
+	a.Effect = e
+	return a
 }
 
 // Tool groups actions under one tool name.
@@ -41,6 +76,9 @@ type Tool struct {
 	Name  string // MCP name, "workspace_inspect"; "" for aw's own nouns (config)
 	Noun  string // command-line noun and operation prefix, "inspect"
 	Short string
+	// Use tells a model when to use the tool (a few sentences); the tool
+	// description is Short, Use and one line per action.
+	Use string
 	// Enabled reports whether settings register the tool, and if not, the
 	// setting and value that turn it on ("tasks.enabled true").
 	Enabled func(s *workspace.Settings) (bool, string)

@@ -11,10 +11,10 @@ import (
 // changes the gate's records: the write tier.
 func planActions() []*Action {
 	return []*Action{
-		Bind(Plan, "propose", workspace.TierWrite, "", "Propose a plan for the user to approve (supersedes the pending or approved one)", gate.Propose),
+		Bind(Plan, "propose", workspace.TierWrite, "", "Propose a plan for the user to approve (supersedes the pending or approved one)", gate.Propose).Does(Writes),
 		Bind(Plan, "current", workspace.TierRead, "", "The pending plan, else the approved one, else none", gate.PlanCurrent),
 		Bind(Plan, "show", workspace.TierRead, "", "Show one plan", gate.PlanShow),
-		Bind(Plan, "complete", workspace.TierWrite, "", "End the approved plan (Plan mode locks mutating calls again)", gate.PlanComplete),
+		Bind(Plan, "complete", workspace.TierWrite, "", "End the approved plan (Plan mode locks mutating calls again)", gate.PlanComplete).Does(Writes | Idempotent),
 		Bind(Plan, "list", workspace.TierRead, "", "List plans, newest first", gate.PlanListAll),
 	}
 }

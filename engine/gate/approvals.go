@@ -30,25 +30,25 @@ const MaxTextChars = 2000
 // ApprovalListRequest is approval list: pending and approved records, or
 // every record with all.
 type ApprovalListRequest struct {
-	All bool `json:"all,omitempty"`
+	All bool `json:"all,omitempty" doc:"include every record, denied and expired ones too; default false: only pending and approved ones"`
 }
 
 // ApprovalShowRequest is approval show.
 type ApprovalShowRequest struct {
-	ID string `json:"id"`
+	ID string `json:"id" doc:"the approval_ or plan_ id (a unique prefix works)"`
 }
 
 // AcceptRequest is approval accept: without an id the newest pending
 // record (plans included) is decided.
 type AcceptRequest struct {
-	ID   string `json:"id,omitempty"`
-	Note string `json:"note,omitempty"`
+	ID   string `json:"id,omitempty" doc:"the approval_ or plan_ id to approve (a unique prefix works); default: the newest pending record"`
+	Note string `json:"note,omitempty" doc:"a note kept with the decision, at most 2000 characters"`
 }
 
 // DenyRequest is approval deny.
 type DenyRequest struct {
-	ID     string `json:"id,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	ID     string `json:"id,omitempty" doc:"the approval_ or plan_ id to deny (a unique prefix works); default: the newest pending record"`
+	Reason string `json:"reason,omitempty" doc:"why, passed to the agent; at most 2000 characters"`
 }
 
 // ApprovalItem is one entry of approval.list, newest first; scripts rely on

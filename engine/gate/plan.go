@@ -64,32 +64,34 @@ func (PlanStep) JSONSchema() map[string]any {
 	return map[string]any{"anyOf": []any{
 		map[string]any{"type": "string"},
 		map[string]any{"type": "object", "required": []string{"text"}, "additionalProperties": false,
-			"properties": map[string]any{"text": map[string]any{"type": "string"}, "kind": map[string]any{"type": "string", "enum": stepKinds}}},
+			"properties": map[string]any{
+				"text": map[string]any{"type": "string", "description": "what the step does, at most 2000 characters"},
+				"kind": map[string]any{"type": "string", "enum": stepKinds, "description": "the kind of action the step takes"}}},
 	}}
 }
 
 // PlanFile is a file the plan expects to touch.
 type PlanFile struct {
-	Path   string `json:"path"`
-	Change string `json:"change"`
+	Path   string `json:"path" doc:"a file inside the workspace, relative to its root"`
+	Change string `json:"change" doc:"what happens to it" enum:"create,modify,delete,move"`
 }
 
 // PlanCommand is a command the plan expects to run (a bare executable
 // name; the command policy still decides when it runs).
 type PlanCommand struct {
-	Executable string   `json:"executable"`
-	Args       []string `json:"args,omitempty"`
+	Executable string   `json:"executable" doc:"a bare executable name such as go (no path, no arguments); the command policy still decides when it runs"`
+	Args       []string `json:"args,omitempty" doc:"its arguments, each at most 2000 characters"`
 }
 
 // PlanDoc is the plan itself, as proposed (and stored as plan.json).
 type PlanDoc struct {
-	Title     string        `json:"title"`
-	Objective string        `json:"objective"`
-	Steps     []PlanStep    `json:"steps"`
-	Files     []PlanFile    `json:"files,omitempty"`
-	Commands  []PlanCommand `json:"commands,omitempty"`
-	Risks     []string      `json:"risks,omitempty"`
-	Questions []string      `json:"questions,omitempty"`
+	Title     string        `json:"title" doc:"one line naming the plan, at most 2000 characters"`
+	Objective string        `json:"objective" doc:"what the plan achieves and how success is checked, at most 2000 characters"`
+	Steps     []PlanStep    `json:"steps" doc:"the steps in order, 1 to 40: each a string, or {text, kind} with kind one of edit, command, vcs, research, other"`
+	Files     []PlanFile    `json:"files,omitempty" doc:"files the plan expects to touch, at most 100"`
+	Commands  []PlanCommand `json:"commands,omitempty" doc:"commands the plan expects to run, at most 40"`
+	Risks     []string      `json:"risks,omitempty" doc:"what could go wrong, at most 40 entries"`
+	Questions []string      `json:"questions,omitempty" doc:"open questions for the user, at most 40 entries"`
 }
 
 // ProposeRequest is plan propose: the plan document.
@@ -100,18 +102,18 @@ type PlanCurrentRequest struct{}
 
 // PlanShowRequest is plan show.
 type PlanShowRequest struct {
-	PlanID string `json:"plan_id"`
+	PlanID string `json:"plan_id" doc:"the plan_ id (a unique prefix works)"`
 }
 
 // PlanCompleteRequest is plan complete; plan_id defaults to the approved plan.
 type PlanCompleteRequest struct {
-	PlanID  string `json:"plan_id,omitempty"`
-	Summary string `json:"summary,omitempty"`
+	PlanID  string `json:"plan_id,omitempty" doc:"the plan_ id to end (a unique prefix works); default: the approved plan"`
+	Summary string `json:"summary,omitempty" doc:"what was done, kept with the plan; at most 2000 characters"`
 }
 
 // PlanListRequest is plan list.
 type PlanListRequest struct {
-	Limit int `json:"limit,omitempty"`
+	Limit int `json:"limit,omitempty" doc:"most plans returned, newest first, 1 to 100; default 20"`
 }
 
 // PlanView is a plan as every plan action returns it.

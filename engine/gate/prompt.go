@@ -19,7 +19,7 @@ import (
 
 // PromptRequest is one user message.
 type PromptRequest struct {
-	Message string `json:"message"`
+	Message string `json:"message" doc:"the user message as typed; a leading /accept or /deny is decided (with the approver token) and the permission-mode block appended"`
 }
 
 // PromptResult is the data of prompt.preprocess.

@@ -56,7 +56,7 @@ var Kinds = []string{"transactions", "artifacts", "jobs", "browser"}
 
 // Request is `aw gc`: dry_run reports what would go without removing it.
 type Request struct {
-	DryRun bool `json:"dry_run,omitempty"`
+	DryRun bool `json:"dry_run,omitempty" doc:"report what would be pruned without removing anything; default false"`
 }
 
 // entry is one prunable thing: a directory (or file) and its companions.

@@ -26,48 +26,56 @@ type AuthRequest struct{}
 
 // IssueListRequest lists a repository's issues (pull requests left out).
 type IssueListRequest struct {
-	Repo   string  `json:"repo,omitempty"`
-	State  string  `json:"state,omitempty"` // open (default), closed, all
-	Labels Strings `json:"labels,omitempty"`
-	Limit  int     `json:"limit,omitempty"` // 1-1000, default 30
+	Repo   string  `json:"repo,omitempty" doc:"the GitHub repository as OWNER/NAME (or a GitHub remote URL); default: the workspace repository's origin remote"`
+	State  string  `json:"state,omitempty" doc:"which issues; default open" enum:"open,closed,all"`
+	Labels Strings `json:"labels,omitempty" doc:"only issues carrying all these labels"`
+	Limit  int     `json:"limit,omitempty" doc:"most issues returned, 1 to 1000; default 30"`
 }
 
 // IssueCreateRequest opens an issue (gated, kind vcs).
 type IssueCreateRequest struct {
-	Repo      string  `json:"repo,omitempty"`
-	Title     string  `json:"title"`
-	Body      string  `json:"body,omitempty"`
-	Labels    Strings `json:"labels,omitempty"`
-	Assignees Strings `json:"assignees,omitempty"`
+	Repo      string  `json:"repo,omitempty" doc:"the GitHub repository as OWNER/NAME (or a GitHub remote URL); default: the workspace repository's origin remote"`
+	Title     string  `json:"title" doc:"the issue title"`
+	Body      string  `json:"body,omitempty" doc:"the issue text in Markdown, at most 65536 characters"`
+	Labels    Strings `json:"labels,omitempty" doc:"labels to set"`
+	Assignees Strings `json:"assignees,omitempty" doc:"GitHub logins to assign"`
 }
 
 // PRListRequest lists a repository's pull requests.
 type PRListRequest struct {
-	Repo  string `json:"repo,omitempty"`
-	State string `json:"state,omitempty"` // open (default), closed, all
-	Base  string `json:"base,omitempty"`
-	Head  string `json:"head,omitempty"` // user:branch or org:branch
-	Limit int    `json:"limit,omitempty"`
+	Repo  string `json:"repo,omitempty" doc:"the GitHub repository as OWNER/NAME (or a GitHub remote URL); default: the workspace repository's origin remote"`
+	State string `json:"state,omitempty" doc:"which pull requests; default open" enum:"open,closed,all"`
+	Base  string `json:"base,omitempty" doc:"only pull requests into this base branch"`
+	Head  string `json:"head,omitempty" doc:"only pull requests from this head, as user:branch or org:branch"`
+	Limit int    `json:"limit,omitempty" doc:"most pull requests returned, 1 to 1000; default 30"`
 }
 
 // PRCreateRequest opens a pull request (gated, kind vcs).
 type PRCreateRequest struct {
-	Repo  string `json:"repo,omitempty"`
-	Title string `json:"title"`
-	Head  string `json:"head,omitempty"` // default: the workspace's current branch
-	Base  string `json:"base,omitempty"` // default: the repository's default branch
-	Body  string `json:"body,omitempty"`
-	Draft bool   `json:"draft,omitempty"`
+	Repo  string `json:"repo,omitempty" doc:"the GitHub repository as OWNER/NAME (or a GitHub remote URL); default: the workspace repository's origin remote"`
+	Title string `json:"title" doc:"the pull request title"`
+	Head  string `json:"head,omitempty" doc:"the branch with the changes (push it first); default: the workspace's current branch"`
+	Base  string `json:"base,omitempty" doc:"the branch to merge into; default: the repository's default branch"`
+	Body  string `json:"body,omitempty" doc:"the description in Markdown, at most 65536 characters"`
+	Draft bool   `json:"draft,omitempty" doc:"open it as a draft; default false"`
 }
 
 // PRDiffRequest fetches a pull request's diff.
 type PRDiffRequest struct {
-	Repo   string `json:"repo,omitempty"`
-	Number int    `json:"number"`
+	Repo   string `json:"repo,omitempty" doc:"the GitHub repository as OWNER/NAME (or a GitHub remote URL); default: the workspace repository's origin remote"`
+	Number int    `json:"number" doc:"the pull request number"`
 }
 
 // Strings is a list that also accepts one comma-separated string in JSON.
 type Strings []string
+
+// JSONSchema is the shape UnmarshalJSON accepts (engine/schema): one string (comma-separated) or an array of strings.
+func (Strings) JSONSchema() map[string]any {
+	return map[string]any{"anyOf": []any{
+		map[string]any{"type": "string"},
+		map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+	}}
+}
 
 // UnmarshalJSON accepts ["a","b"] or "a,b".
 func (s *Strings) UnmarshalJSON(raw []byte) error {

@@ -19,7 +19,7 @@ type CapabilitiesRequest struct{}
 
 // OverviewRequest is the argument object of inspect.overview.
 type OverviewRequest struct {
-	Depth int `json:"depth,omitempty"` // tree depth (default 2, at most list.maxDepth)
+	Depth int `json:"depth,omitempty" doc:"levels of the tree: 1 is the root entries; default 2, at most the list.maxDepth setting (5)"`
 }
 
 // PlanRef names a plan record.

@@ -16,9 +16,9 @@ import (
 
 // FindRequest is the argument object of inspect.find.
 type FindRequest struct {
-	Pattern    string `json:"pattern"`               // a ** glob: without a slash it matches names at any depth
-	Path       string `json:"path,omitempty"`        // directory to search (default: the scope); the glob is relative to it
-	MaxResults int    `json:"max_results,omitempty"` // paths returned (default 1000, at most 100000)
+	Pattern    string `json:"pattern" doc:"glob with ** for any depth; without a slash it matches file names at any depth ('*.go'), with one it matches paths relative to path ('cmd/**/main.go')"`
+	Path       string `json:"path,omitempty" doc:"directory to search from, relative to the workspace root; default: the whole workspace"`
+	MaxResults int    `json:"max_results,omitempty" doc:"most paths returned, 1 to 100000; default 1000"`
 }
 
 // FindData is data of inspect.find; scripts rely on its field names.

@@ -20,9 +20,9 @@ import (
 
 // ListRequest is the argument object of inspect.list.
 type ListRequest struct {
-	Path   string   `json:"path,omitempty"`   // directory to list (default: the scope)
-	Depth  int      `json:"depth,omitempty"`  // levels (1 = direct children); can only lower list.maxDepth
-	Ignore []string `json:"ignore,omitempty"` // extra globs hidden from the listing
+	Path   string   `json:"path,omitempty" doc:"directory to list, relative to the workspace root; default: the workspace root"`
+	Depth  int      `json:"depth,omitempty" doc:"levels to descend: 1 lists direct children only; default and maximum: the list.maxDepth setting (5)"`
+	Ignore []string `json:"ignore,omitempty" doc:"extra globs to hide, on top of the list.ignore setting (node_modules, .git), e.g. ['dist', '*.log']"`
 }
 
 // Entry is one listed path.

@@ -16,14 +16,14 @@ import (
 
 // ReadRequest is the argument object of inspect.read.
 type ReadRequest struct {
-	Path      string `json:"path"`
-	StartLine int    `json:"start_line,omitempty"` // first line shown, 1-based (default 1)
-	Limit     int    `json:"limit,omitempty"`      // lines in the window (default read.defaultLines)
-	MaxBytes  int    `json:"max_bytes,omitempty"`  // byte ceiling of content (default read.maxBytes; can only lower it)
+	Path      string `json:"path" doc:"file to read, relative to the workspace root; must be text (a binary file is refused: use stat)"`
+	StartLine int    `json:"start_line,omitempty" doc:"first line of the window, 1-based; default 1. To read on after a cut window, pass its nextStart"`
+	Limit     int    `json:"limit,omitempty" doc:"lines in the window; default: the read.defaultLines setting (2000). The window also stops at maxToolResultChars (20000 characters) and is then marked truncated"`
+	MaxBytes  int    `json:"max_bytes,omitempty" doc:"byte ceiling of the returned content, line-number gutter included; can only lower the read.maxBytes setting (default: no ceiling beyond maxToolResultChars)"`
 	// StartColumn is the 1-based byte column of the start line to show
 	// from (default 1): a line longer than the budget is read in pieces,
 	// each window's nextColumn being the next piece's start_column.
-	StartColumn int `json:"start_column,omitempty"`
+	StartColumn int `json:"start_column,omitempty" doc:"1-based byte column of the start line to show from; default 1. A line longer than the budget is read in pieces: pass the previous window's nextColumn"`
 }
 
 // ReadData is data of inspect.read; scripts rely on its field names.

@@ -18,13 +18,13 @@ import (
 
 // SearchRequest is the argument object of inspect.search.
 type SearchRequest struct {
-	Pattern    string   `json:"pattern"`
-	Path       string   `json:"path,omitempty"`        // directory or file (default: the scope)
-	Glob       []string `json:"glob,omitempty"`        // only files matching one of these (gitignore-like, "!g" excludes)
-	Fixed      bool     `json:"fixed,omitempty"`       // pattern is literal text, not a regex
-	IgnoreCase bool     `json:"ignore_case,omitempty"` //
-	Context    int      `json:"context,omitempty"`     // lines of context before and after each match (0-20)
-	MaxResults int      `json:"max_results,omitempty"` // matches returned (default 1000, at most 100000)
+	Pattern    string   `json:"pattern" doc:"RE2 regular expression matched against each line (Go syntax: no look-around or back-references); with fixed: true, literal text"`
+	Path       string   `json:"path,omitempty" doc:"directory or file to search, relative to the workspace root; default: the whole workspace"`
+	Glob       []string `json:"glob,omitempty" doc:"only files matching one of these gitignore-style globs, e.g. ['*.go', '!*_test.go'] (a leading ! excludes)"`
+	Fixed      bool     `json:"fixed,omitempty" doc:"treat pattern as literal text, not a regex; default false"`
+	IgnoreCase bool     `json:"ignore_case,omitempty" doc:"match case-insensitively; default false"`
+	Context    int      `json:"context,omitempty" doc:"lines of context shown before and after each match, 0 to 20; default 0"`
+	MaxResults int      `json:"max_results,omitempty" doc:"most matches returned, 1 to 100000; default 1000. Inline output is bounded by maxToolResultChars (20000 characters); the rest goes to an artifact"`
 }
 
 // Match is one matching line.

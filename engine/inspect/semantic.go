@@ -9,8 +9,8 @@ import (
 
 // SemanticSearchRequest is the argument object of inspect.semantic_search.
 type SemanticSearchRequest struct {
-	Query string `json:"query"`
-	Limit int    `json:"limit,omitempty"`
+	Query string `json:"query" doc:"what to look for, in words (not available yet: the call says so; use search)"`
+	Limit int    `json:"limit,omitempty" doc:"most chunks returned (not available yet)"`
 }
 
 // SemanticSearch is registered so the tool's shape is complete, but the BM25

@@ -15,7 +15,7 @@ import (
 
 // StatRequest is the argument object of inspect.stat.
 type StatRequest struct {
-	Path string `json:"path"`
+	Path string `json:"path" doc:"file or directory, relative to the workspace root (a symlink is reported, not followed)"`
 }
 
 // StatData is data of inspect.stat; scripts rely on its field names.

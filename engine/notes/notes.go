@@ -31,10 +31,10 @@ const (
 // Request is the argument object of every notes action: name, content,
 // memory (MEMORY.md instead of a note), limit (list only).
 type Request struct {
-	Name    string  `json:"name,omitempty"`
-	Content *string `json:"content,omitempty"`
-	Memory  bool    `json:"memory,omitempty"`
-	Limit   int     `json:"limit,omitempty"`
+	Name    string  `json:"name,omitempty" doc:"the note: letters, digits, . _ or -, starting with a letter or digit, at most 64 characters (a trailing .md is dropped); MEMORY names the workspace memory. Required by write, append, read and delete unless memory is true"`
+	Content *string `json:"content,omitempty" doc:"write, append: the text (UTF-8); a note holds at most 200000 bytes, the memory 64000"`
+	Memory  bool    `json:"memory,omitempty" doc:"target the workspace memory (.agentic/MEMORY.md) instead of a note; default false. The memory cannot be deleted"`
+	Limit   int     `json:"limit,omitempty" doc:"list: most notes returned, 1 to 200; default 100"`
 }
 
 // target is a resolved note: its display name and file.

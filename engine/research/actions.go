@@ -24,48 +24,48 @@ import (
 
 // StartRequest creates a project.
 type StartRequest struct {
-	Title string `json:"title"`
+	Title string `json:"title" doc:"what the project investigates, at most 200 characters"`
 }
 
 // SearchRequest queries a provider, optionally recording the result.
 type SearchRequest struct {
-	Query      string `json:"query"`
-	Provider   string `json:"provider,omitempty"` // auto (default: research.provider), duckduckgo, wikipedia, searxng
-	ResearchID string `json:"research_id,omitempty"`
-	Limit      int    `json:"limit,omitempty"` // 1-50, default 10
+	Query      string `json:"query" doc:"the search terms, at most 500 characters"`
+	Provider   string `json:"provider,omitempty" doc:"the search engine; default: the research.provider setting (auto: searxng when an instance is set, else duckduckgo, falling back to wikipedia)" enum:"auto,duckduckgo,wikipedia,searxng"`
+	ResearchID string `json:"research_id,omitempty" doc:"record the query and its results in this research_ project; default: not recorded"`
+	Limit      int    `json:"limit,omitempty" doc:"most results returned, 1 to 50; default 10"`
 }
 
 // FetchRequest fetches one URL, optionally as a source of a project.
 type FetchRequest struct {
-	URL            string `json:"url"`
-	ResearchID     string `json:"research_id,omitempty"`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty"` // 1-120, default 30
+	URL            string `json:"url" doc:"the http or https URL to fetch (loopback and private addresses are refused unless a human allows them); bodies are read up to 20 MiB"`
+	ResearchID     string `json:"research_id,omitempty" doc:"keep the page as a durable source of this research_ project (its text under sources/); default: not kept"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" doc:"seconds before the fetch gives up, 1 to 120; default 30"`
 }
 
 // DeepRequest starts or awaits a research agent.
 type DeepRequest struct {
-	ResearchID string `json:"research_id,omitempty"`
-	Objective  string `json:"objective,omitempty"`
-	RunID      string `json:"run_id,omitempty"`
+	ResearchID string `json:"research_id,omitempty" doc:"the research_ project the agent works in (not available yet: sub-agents do not exist)"`
+	Objective  string `json:"objective,omitempty" doc:"what the research agent should find out (not available yet)"`
+	RunID      string `json:"run_id,omitempty" doc:"an earlier run_ id to await instead of starting a new run (not available yet)"`
 }
 
 // ListRequest lists projects.
 type ListRequest struct {
-	IncludeArchived bool `json:"include_archived,omitempty"`
-	Limit           int  `json:"limit,omitempty"` // 1-200, default 50
+	IncludeArchived bool `json:"include_archived,omitempty" doc:"include archived projects; default false"`
+	Limit           int  `json:"limit,omitempty" doc:"most projects returned, newest first, 1 to 200; default 50"`
 }
 
 // ProjectRequest names a project (show, archive).
 type ProjectRequest struct {
-	ResearchID string `json:"research_id"`
+	ResearchID string `json:"research_id" doc:"the research_ id (a unique prefix works)"`
 }
 
 // NoteRequest adds a note to a project.
 type NoteRequest struct {
-	ResearchID string `json:"research_id"`
-	Kind       string `json:"kind"`
-	Text       string `json:"text"`
-	SourceID   string `json:"source_id,omitempty"`
+	ResearchID string `json:"research_id" doc:"the research_ id (a unique prefix works)"`
+	Kind       string `json:"kind" doc:"what the note is: a finding, a claim to verify, an open question, a warning, or the method used" enum:"finding,claim,question,warning,method"`
+	Text       string `json:"text" doc:"the note, at most 4000 characters"`
+	SourceID   string `json:"source_id,omitempty" doc:"the source_ id of the project the note rests on"`
 }
 
 // StartData is the data of start; researchId is the id every later call names.

@@ -10,11 +10,43 @@
 // that decodes itself (json.Unmarshaler) declares its accepted shape with a
 // JSONSchema() map[string]any method; without one it is left open ({}), since
 // guessing would reject input the engine accepts.
+//
+// A tool's input schema is the union of its actions' arguments, and is kept
+// flat on purpose: an "action" enum plus one property per argument, with no
+// oneOf, anyOf, allOf or if/then at the top level. Anthropic's API refuses
+// a tool whose input_schema has oneOf, allOf or anyOf at the top level (so
+// Claude Code and other clients that pass MCP schemas through fail every
+// request once such a tool is listed), OpenAI's strict function calling and
+// Gemini's declarations take a subset without conditionals, and the MCP
+// Inspector builds its form from the top-level properties. So the
+// per-action required arguments are written where a model reads them: the
+// "action" property's description lists them per action ("read: path;
+// search: pattern"), and the tool description's line for each action names
+// them in parentheses. The exact per-action schemas, each with its own
+// required list, are Tool.ActionSchemas (`aw schema`), and the engine
+// checks every call whatever the client validated.
+//
+// Merging: where actions share an argument, its description is given once
+// when every action means the same, with the actions named, "(read,
+// search)", when only some take it, and per action, "read: ... list: ...",
+// when they mean different things; differing types become an anyOf of the
+// property (never of the whole schema). "Used by ..." is only the fallback
+// for an argument nobody documented, which the tests refuse.
+//
+// The tool annotations (Hints) follow from the effects each dispatch row
+// declares (dispatch.Effect), never from tool names: readOnlyHint only when
+// no offered action writes anything (aw's records count: notes, boards, the
+// session checklist, plans, planned transactions), destructiveHint when one
+// can overwrite or delete, idempotentHint when every write can be repeated
+// without further effect, openWorldHint when one can reach the network. The
+// hints depend on the offered actions, so a tool capped at --tier read
+// can be read-only while the same tool uncapped is not.
 package schema
 
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -206,25 +238,36 @@ func (t *Tool) Row(action string) *dispatch.Action {
 	return nil
 }
 
-// Hints are what a client may assume about a tool (MCP tool annotations).
+// Hints are what a client may assume about a tool (MCP tool annotations),
+// derived from the declared effects of the actions offered (dispatch.Effect):
+// a tool is as strong as its strongest action.
 type Hints struct {
-	// ReadOnly: every offered action is of the read tier and never gated.
+	// ReadOnly: no offered action writes anything (files, processes or
+	// aw's records).
 	ReadOnly bool `json:"readOnly"`
-	// Destructive: the tool can delete or overwrite (edit, vcs, command).
+	// Destructive: some offered action can overwrite or delete.
 	Destructive bool `json:"destructive"`
-	// Idempotent: repeating a call has no further effect (reads only).
+	// Idempotent: repeating any offered call with the same arguments has no
+	// further effect.
 	Idempotent bool `json:"idempotent"`
-	// OpenWorld: the tool reaches outside the workspace (web, browser, sub-agents).
+	// OpenWorld: some offered action can reach outside the machine.
 	OpenWorld bool `json:"openWorld"`
 }
 
-// The tools whose actions can destroy content, and those that reach
-// outside the machine: hints, keyed by tool noun.
-var (
-	destructiveNouns = map[string]bool{"edit": true, "vcs": true, "command": true}
-	openWorldNouns   = map[string]bool{"research": true, "browser": true, "agent": true}
-	idempotentNouns  = map[string]bool{"inspect": true}
-)
+// hints derives a tool's hints from its rows' effects.
+func hints(rows []*dispatch.Action) Hints {
+	h := Hints{ReadOnly: true, Idempotent: true}
+	for _, r := range rows {
+		e := r.Effect
+		if e&dispatch.Writes != 0 {
+			h.ReadOnly = false
+			h.Idempotent = h.Idempotent && e&dispatch.Idempotent != 0
+			h.Destructive = h.Destructive || e&dispatch.Destroys != 0
+		}
+		h.OpenWorld = h.OpenWorld || e&dispatch.Network != 0
+	}
+	return h
+}
 
 // Registered returns the workspace_* tools ws offers (dispatch.Registered:
 // the feature settings, plan only outside Auto, and the tier), each with the
@@ -286,73 +329,112 @@ func Build(rows []*dispatch.Action) *Tool {
 func build(rows []*dispatch.Action) *Tool {
 	tool := rows[0].Tool
 	t := &Tool{Name: tool.Name, Noun: tool.Noun, ActionSchemas: map[string]Schema{}, rows: rows}
-	props := Schema{}
-	users := map[string][]string{}
-	variants := map[string][]Schema{}
+	uses := map[string][]use{}
 	var names []any
-	readOnly := true
+	var needs, lines []string
 	for _, r := range rows {
 		t.Actions = append(t.Actions, r.Name)
 		names = append(names, r.Name)
 		as := Action(r)
 		t.ActionSchemas[r.Name] = as
 		for name, ps := range asSchema(as["properties"]) {
-			if name == "action" {
-				continue
-			}
-			users[name] = append(users[name], r.Name)
-			p := ps.(Schema)
-			dup := false
-			for _, v := range variants[name] {
-				if sameJSON(v, p) {
-					dup = true
-				}
-			}
-			if !dup {
-				variants[name] = append(variants[name], p)
+			if name != "action" {
+				uses[name] = append(uses[name], use{r.Name, ps.(Schema)})
 			}
 		}
-		if r.Tier != workspace.TierRead || r.Gate != "" {
-			readOnly = false
+		line := "- " + r.Name
+		if req, _ := as["required"].([]string); len(req) > 1 {
+			needs = append(needs, r.Name+": "+strings.Join(req[1:], ", "))
+			line += " (" + strings.Join(req[1:], ", ") + ")"
 		}
+		lines = append(lines, line+": "+r.Short)
 	}
-	for name, vs := range variants {
-		var p Schema
-		if len(vs) == 1 {
-			p = clone(vs[0])
-		} else {
-			var any []any
-			for _, v := range vs {
-				any = append(any, v)
-			}
-			p = Schema{"anyOf": any}
-		}
-		used := "Used by " + strings.Join(users[name], ", ") + "."
-		if d, ok := p["description"].(string); ok && d != "" {
-			used = d + " " + used
-		}
-		p["description"] = used
-		props[name] = p
+	props := Schema{}
+	for name, us := range uses {
+		props[name] = merge(us, len(rows))
 	}
-	var lines []string
-	for _, r := range rows {
-		lines = append(lines, r.Name+": "+r.Short)
+	action := "The action to run (each is described in the tool description)."
+	if len(needs) > 0 {
+		action += " Required arguments: " + strings.Join(needs, "; ") + "; the other actions need none."
 	}
-	props["action"] = Schema{"type": "string", "enum": names, "description": "The action to run. " + strings.Join(lines, "; ") + "."}
+	props["action"] = Schema{"type": "string", "enum": names, "description": action}
 	t.InputSchema = Schema{
 		"type":                 "object",
 		"properties":           props,
 		"required":             []string{"action"},
 		"additionalProperties": false,
 	}
-	t.Description = tool.Short + `. Pass "action" (` + strings.Join(t.Actions, ", ") + `) and that action's arguments; every call returns an agentic-workspace/v1 envelope (summary, retention facts, data, error).`
-	t.Hints = Hints{
-		ReadOnly:    readOnly,
-		Destructive: destructiveNouns[tool.Noun],
-		Idempotent:  readOnly && idempotentNouns[tool.Noun],
-		OpenWorld:   openWorldNouns[tool.Noun],
+	desc := tool.Short + "."
+	if tool.Use != "" {
+		desc += " " + tool.Use
 	}
+	t.Description = desc + "\nActions (required arguments in parentheses):\n" + strings.Join(lines, "\n") +
+		"\nPass \"action\" and that action's arguments; every call returns an agentic-workspace/v1 envelope (ok, summary, retention facts, data, error)."
+	t.Hints = hints(rows)
 	return t
+}
+
+// use is one action's schema of a property.
+type use struct {
+	action string
+	s      Schema
+}
+
+// merge makes the tool-level schema of one property from each action's:
+// one shape (anyOf when the actions' types differ) and one description
+// that says which action means what. A description every action shares is
+// given once; one that only some actions share names them, "(read,
+// search)"; differing ones are given per action, "read: ... list: ...".
+func merge(us []use, actions int) Schema {
+	var shapes []Schema
+	type group struct {
+		doc     string
+		actions []string
+	}
+	var groups []*group
+	for _, u := range us {
+		shape := clone(u.s)
+		doc, _ := shape["description"].(string)
+		delete(shape, "description")
+		if !slices.ContainsFunc(shapes, func(s Schema) bool { return sameJSON(s, shape) }) {
+			shapes = append(shapes, shape)
+		}
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.doc == doc })
+		if i < 0 {
+			groups = append(groups, &group{doc: doc})
+			i = len(groups) - 1
+		}
+		groups[i].actions = append(groups[i].actions, u.action)
+	}
+	p := shapes[0]
+	if len(shapes) > 1 {
+		var alts []any
+		for _, s := range shapes {
+			alts = append(alts, s)
+		}
+		p = Schema{"anyOf": alts}
+	}
+	var doc string
+	switch g := groups[0]; {
+	case len(groups) == 1 && g.doc == "":
+		doc = "Used by " + strings.Join(g.actions, ", ") + "."
+	case len(groups) == 1 && len(g.actions) == actions:
+		doc = g.doc
+	case len(groups) == 1:
+		doc = g.doc + " (" + strings.Join(g.actions, ", ") + ")"
+	default:
+		var parts []string
+		for _, g := range groups {
+			d := strings.TrimSuffix(g.doc, ".")
+			if d == "" {
+				d = "(no description)"
+			}
+			parts = append(parts, strings.Join(g.actions, ", ")+": "+d+".")
+		}
+		doc = strings.Join(parts, " ")
+	}
+	p["description"] = doc
+	return p
 }
 
 func sameJSON(a, b any) bool {

@@ -26,9 +26,9 @@ const (
 
 // Todo is one checklist item.
 type Todo struct {
-	ID      string `json:"id"`
-	Content string `json:"content"`
-	Status  string `json:"status"`
+	ID      string `json:"id,omitempty" doc:"a unique id of at most 64 characters; default: the item's 1-based position"`
+	Content string `json:"content" doc:"what is to be done, at most 2000 bytes"`
+	Status  string `json:"status,omitempty" doc:"its state; default pending" enum:"pending,in_progress,completed"`
 }
 
 // TodoList is .agentic/tasks/todo.json. inspect changes reads its todos'
@@ -48,7 +48,7 @@ type TodoCounts struct {
 
 // TodoWriteRequest replaces the checklist with todos.
 type TodoWriteRequest struct {
-	Todos []Todo `json:"todos"`
+	Todos []Todo `json:"todos" doc:"the complete checklist, at most 100 items, replacing the previous one ([] clears it)"`
 }
 
 // TodoReadRequest has no arguments.

@@ -19,8 +19,8 @@ import (
 
 // DiffRequest is diff's arguments.
 type DiffRequest struct {
-	Staged bool     `json:"staged,omitempty"` // the index against HEAD (git diff --staged)
-	Paths  []string `json:"paths,omitempty"`
+	Staged bool     `json:"staged,omitempty" doc:"diff the index against HEAD (what a commit would record) instead of the worktree against the index; default false"`
+	Paths  []string `json:"paths,omitempty" doc:"only these paths, relative to the workspace root; default: every changed file"`
 }
 
 // DiffFile is one file of a diff; scripts rely on its field names.

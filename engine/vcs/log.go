@@ -15,9 +15,9 @@ import (
 
 // LogRequest is log's arguments.
 type LogRequest struct {
-	Limit int      `json:"limit,omitempty"` // 1-1000, default 20
-	Paths []string `json:"paths,omitempty"` // only commits that change these paths
-	Rev   string   `json:"rev,omitempty"`   // start here instead of HEAD
+	Limit int      `json:"limit,omitempty" doc:"most commits returned, newest first, 1 to 1000; default 20"`
+	Paths []string `json:"paths,omitempty" doc:"only commits that change these paths, relative to the workspace root"`
+	Rev   string   `json:"rev,omitempty" doc:"the commit, branch or tag to start from; default HEAD"`
 }
 
 // CommitInfo is one commit of vcs.log; scripts rely on its field names.
@@ -117,7 +117,7 @@ func (rp *repo) resolveRev(rev string) (plumbing.Hash, error) {
 
 // ShowRequest is show's arguments.
 type ShowRequest struct {
-	Rev string `json:"rev"`
+	Rev string `json:"rev" doc:"the commit to show: a hash (a unique prefix works), branch, tag or HEAD~N"`
 }
 
 // ShowData is vcs.show's data: the commit and its diff against its first

@@ -14,8 +14,8 @@ import (
 
 // StatusRequest is status's arguments.
 type StatusRequest struct {
-	Paths   []string `json:"paths,omitempty"`
-	Ignored bool     `json:"ignored,omitempty"` // list ignored files too ("!!")
+	Paths   []string `json:"paths,omitempty" doc:"only these paths (files or directories, relative to the workspace root); default: the whole repository"`
+	Ignored bool     `json:"ignored,omitempty" doc:"list ignored files too (status !!); default false"`
 }
 
 // FileStatus is one path in porcelain v1 letters, so a script can compare

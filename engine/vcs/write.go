@@ -25,36 +25,36 @@ import (
 
 // AddRequest is add's arguments.
 type AddRequest struct {
-	Paths []string `json:"paths"`
+	Paths []string `json:"paths" doc:"the paths to stage, relative to the workspace root, at least one"`
 }
 
 // CommitRequest is commit's arguments.
 type CommitRequest struct {
-	Message string `json:"message"`
+	Message string `json:"message" doc:"the commit message: a subject line, then optionally a blank line and a body"`
 }
 
 // CheckoutRequest is checkout's arguments.
 type CheckoutRequest struct {
-	Rev string `json:"rev"`
+	Rev string `json:"rev" doc:"the branch to switch to, or a commit to detach at; uncommitted changes that would be lost are refused"`
 }
 
 // BranchRequest is branch's arguments: no flag lists.
 type BranchRequest struct {
-	Name   string `json:"name,omitempty"`
-	Create bool   `json:"create,omitempty"`
-	Delete bool   `json:"delete,omitempty"`
-	Start  string `json:"start,omitempty"` // create: the commit to start at (default HEAD)
+	Name   string `json:"name,omitempty" doc:"the branch to create or delete; without create or delete the branches are listed"`
+	Create bool   `json:"create,omitempty" doc:"create the branch name (does not switch to it); default false"`
+	Delete bool   `json:"delete,omitempty" doc:"delete the branch name (destructive); default false"`
+	Start  string `json:"start,omitempty" doc:"with create: the commit the new branch starts at; default HEAD"`
 }
 
 // PushRequest is push's arguments.
 type PushRequest struct {
-	Remote string `json:"remote,omitempty"` // default origin
-	Force  bool   `json:"force,omitempty"`  // sent as force-with-lease
+	Remote string `json:"remote,omitempty" doc:"the remote to push the current branch to; default origin"`
+	Force  bool   `json:"force,omitempty" doc:"overwrite the remote branch, sent as --force-with-lease (destructive); default false"`
 }
 
 // InitRequest is init's arguments.
 type InitRequest struct {
-	Branch string `json:"branch,omitempty"`
+	Branch string `json:"branch,omitempty" doc:"the initial branch name; default: git's init.defaultBranch, else main"`
 }
 
 // gated asks the gate whether a repository write may run (kind vcs).

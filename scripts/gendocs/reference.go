@@ -172,6 +172,8 @@ func arguments(b *bytes.Buffer, row *dispatch.Action, fs *pflag.FlagSet) {
 		desc, _ := ps["description"].(string)
 		if desc == "" {
 			desc = spelled(name, row, fs)
+		} else if how := spelling(name, row, fs); how != "" {
+			desc += " (command line: " + how + ")"
 		}
 		if enum, ok := ps["enum"].([]any); ok {
 			var vs []string
@@ -190,13 +192,26 @@ func arguments(b *bytes.Buffer, row *dispatch.Action, fs *pflag.FlagSet) {
 // spelled says how an undocumented argument is given on the command line:
 // as a positional argument or as the flag of the same name.
 func spelled(name string, row *dispatch.Action, fs *pflag.FlagSet) string {
+	how := spelling(name, row, fs)
+	if f := fs.Lookup(strings.ReplaceAll(name, "_", "-")); f != nil && how == "`--"+f.Name+"`" {
+		return "as " + how + ": " + f.Usage
+	}
+	if how != "" {
+		how += " of the command line"
+	}
+	return how
+}
+
+// spelling is how an argument is given on the command line, briefly:
+// "positional argument 1" or "`--limit`".
+func spelling(name string, row *dispatch.Action, fs *pflag.FlagSet) string {
 	for i, a := range row.Positional() {
 		if a == name {
-			return fmt.Sprintf("positional argument %d of the command line", i+1)
+			return fmt.Sprintf("positional argument %d", i+1)
 		}
 	}
 	if f := fs.Lookup(strings.ReplaceAll(name, "_", "-")); f != nil {
-		return "as `--" + f.Name + "`: " + f.Usage
+		return "`--" + f.Name + "`"
 	}
 	return ""
 }
