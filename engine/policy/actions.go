@@ -12,15 +12,15 @@ import (
 // CheckCommandRequest is policy.check_command's argument object: an argv
 // (argv, or executable and args as workspace_command takes them) or a line.
 type CheckCommandRequest struct {
-	Argv       []string `json:"argv,omitempty"`
-	Executable string   `json:"executable,omitempty"`
-	Args       []string `json:"args,omitempty"`
-	Line       string   `json:"line,omitempty"`
-	Cwd        string   `json:"cwd,omitempty"`
+	Argv       []string `json:"argv,omitempty" doc:"the whole command as an argv (executable first); or give executable and args, or line"`
+	Executable string   `json:"executable,omitempty" doc:"the program to check, a name looked up on PATH or a workspace path"`
+	Args       []string `json:"args,omitempty" doc:"its arguments, one token each (with executable)"`
+	Line       string   `json:"line,omitempty" doc:"a command line instead of an argv: tokenized, or parsed as POSIX sh when commands.interpreter is sh"`
+	Cwd        string   `json:"cwd,omitempty" doc:"directory the command would start in, relative to the workspace root (default: the root)"`
 }
 
 // CheckCommand answers whether a command may run, without running it. The
-// answer is the envelope's data (SPEC §6.0 policy.check-command), so a
+// answer is the envelope's data (the verdict, as the command would meet it), so a
 // refusal is still ok:true: the question was answered. engine/command
 // returns the same verdict as a COMMAND_DENIED error when it refuses.
 func CheckCommand(ctx context.Context, ws *workspace.Workspace, req *CheckCommandRequest) (envelope.Envelope, error) {
@@ -80,8 +80,8 @@ func clip(s string) string {
 
 // CheckPathRequest is policy.check_path's argument object.
 type CheckPathRequest struct {
-	Path  string `json:"path"`
-	Write bool   `json:"write,omitempty"`
+	Path  string `json:"path" doc:"the path to check, relative to the workspace root or absolute"`
+	Write bool   `json:"write,omitempty" doc:"check writing it (default: reading it)"`
 }
 
 // PathVerdict is policy.check_path's data.

@@ -1,7 +1,8 @@
-// Package policy decides whether a command may run (SPEC §6.9, seed 002:
-// "run_shell/exec run argv, NOT a shell", "Argument rules", "Shell mode",
-// "Refusal reasons"). It parses, it never runs anything, and it never
-// prints. engine/command asks Check before every run and start (and takes
+// Package policy decides whether a command may run: an argv is run as an
+// argv, never through a shell; a line is split into words (interpreter
+// none) or parsed as POSIX sh (interpreter sh); every argument is checked
+// by its program's rule; a refusal names its reason. It parses, it never
+// runs anything, and it never prints. engine/command asks Check before every run and start (and takes
 // the spawned environment from Env); `aw policy check-command` shows its
 // verdict as it is.
 //
@@ -76,7 +77,7 @@ type Request struct {
 	Cwd  string   // root-relative directory the command starts in ("" = the root or scope)
 }
 
-// Refusal reasons (seed 002 "Refusal reasons").
+// Refusal reasons: details.reason of a COMMAND_DENIED.
 const (
 	Metacharacter     = "metacharacter"
 	UnbalancedQuotes  = "unbalanced-quotes"
@@ -88,7 +89,7 @@ const (
 	PathEscape        = "path-escape"
 )
 
-// Verdict is the answer, in the shape of SPEC §6.0 policy.check-command.
+// Verdict is the answer, as policy.check-command returns it.
 type Verdict struct {
 	Allowed    bool       `json:"allowed"`
 	Reason     string     `json:"reason,omitempty"`     // one of the refusal reasons

@@ -19,7 +19,6 @@ import (
 // Empty it as they gain docs.
 var undocumentedPackages = map[string]bool{
 	"github.com/agentic-workspace/aw/engine/command": true,
-	"github.com/agentic-workspace/aw/engine/policy":  true,
 	"github.com/agentic-workspace/aw/engine/browser": true,
 	"github.com/agentic-workspace/aw/engine/sandbox": true,
 }
