@@ -150,3 +150,12 @@ func TestUnescapeTrailingBackslash(t *testing.T) {
 		}
 	}
 }
+
+// $'…' bodies are decoded for the message as bash would run them.
+func TestDecodeANSIC(t *testing.T) {
+	for s, want := range map[string]string{`a\nb`: "a\nb", `x`: "x", `\t`: "\t", `a\`: `a\`, `\e[2K`: "\x1b[2K"} {
+		if got := decodeANSIC(s); got != want {
+			t.Errorf("decodeANSIC(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
