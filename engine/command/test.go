@@ -96,6 +96,9 @@ func Test(ctx context.Context, ws *workspace.Workspace, req *TestRequest) (envel
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "commands.testCommand %q cannot be run: %v; a human fixes it with `aw config set commands.testCommand '...'`", line, err).With("setting", "commands.testCommand")
 	}
 	r := findRunner(base)
+	if r.name == "npm" {
+		r = npmFilter(r, ws.Jail.Scope)
+	}
 	operand := ""
 	if req.Path != "" {
 		if operand, err = testPath(ws, r, req.Path); err != nil {
@@ -239,7 +242,7 @@ func testEnvelope(ws *workspace.Workspace, j *Job, r *testRunner, res *testResul
 		d.CountsKnown = true
 		d.Passed, d.Failed, d.Skipped = &res.passed, &res.failed, &res.skipped
 	}
-	d.Failures = res.failures
+	d.Failures = append([]TestFailure{}, res.failures...)
 	if len(d.Failures) > maxListedFailures {
 		d.FailuresOmitted = len(d.Failures) - maxListedFailures
 		d.Failures = d.Failures[:maxListedFailures]

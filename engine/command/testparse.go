@@ -372,6 +372,8 @@ var (
 	cargoFailure = regexp.MustCompile(`^test (\S+) \.\.\. FAILED$`)
 	cargoSection = regexp.MustCompile(`^---- (\S+) std(?:out|err) ----$`)
 
+	mochaCount = regexp.MustCompile(`^\s+(\d+) (passing|failing|pending)(?: \(\d+m?s\))?$`)
+
 	plainSummary = regexp.MustCompile(`^(?:\w+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$`)
 )
 
@@ -474,7 +476,7 @@ var textParsers = []*textParser{
 			st.failing(m[1], "", true)
 			return
 		}
-		if strings.HasPrefix(l, "✔ ") || strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "ℹ ") {
+		if strings.HasPrefix(l, "✔ ") || strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "ℹ ") || strings.HasPrefix(l, "# ") {
 			st.cur = nil
 			return
 		}
@@ -497,6 +499,19 @@ var textParsers = []*textParser{
 			st.cur = nil
 		default:
 			st.collect(l)
+		}
+	}},
+	{name: "mocha", line: func(st *textState, l string) {
+		if m := mochaCount.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			switch m[2] {
+			case "passing":
+				st.count(n, 0, 0)
+			case "failing":
+				st.count(0, n, 0)
+			case "pending":
+				st.count(0, 0, n)
+			}
 		}
 	}},
 	{name: "plain", line: func(st *textState, l string) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
 // testRunner is what aw knows about one test runner: how to recognize its
@@ -47,12 +48,12 @@ var testRunners = []*testRunner{
 			}
 			return a[1] == "test" || a[1] == "t" || a[1] == "tst" || (len(a) > 2 && (a[1] == "run" || a[1] == "run-script") && a[2] == "test")
 		},
-		// npm hands what follows -- to the script: -t is jest's and
-		// vitest's --testNamePattern.
+		// npm hands what follows -- to the script; npmFilter picks the
+		// script's runner's flag.
 		filter:  func(a []string, p string) []string { return append(afterDashes(a), "-t", p) },
 		path:    plainPath,
 		operand: func(a []string, o string) ([]string, []string) { return append(afterDashes(a), o), nil },
-		parsers: []string{"jest", "vitest", "node"},
+		parsers: []string{"jest", "vitest", "node", "mocha"},
 	},
 	{
 		name: "jest",
@@ -116,6 +117,27 @@ var testRunners = []*testRunner{
 
 var unknownRunner = &testRunner{name: "unknown"}
 
+// npmFilters are the name-filter flags of the runners a package.json test
+// script starts, by its first word; any other script gets -t, the flag
+// jest and vitest share.
+var npmFilters = map[string]string{"node": "--test-name-pattern", "mocha": "--grep", "jest": "-t", "vitest": "-t"}
+
+// npmFilter is the npm runner with the filter flag of the test script in
+// dir's package.json.
+func npmFilter(r *testRunner, dir string) *testRunner {
+	script := workspace.PackageTestScript(dir)
+	words := strings.Fields(script)
+	flag := "-t"
+	if len(words) > 0 {
+		if f, ok := npmFilters[base(words[0])]; ok && (words[0] != "node" || indexOf(words, "--test") > 0) {
+			flag = f
+		}
+	}
+	c := *r
+	c.filter = func(a []string, p string) []string { return append(afterDashes(a), flag, p) }
+	return &c
+}
+
 func findRunner(argv []string) *testRunner {
 	for _, r := range testRunners {
 		if r.match(argv) {
@@ -150,16 +172,18 @@ func (r *testRunner) apply(argv []string, pattern, operand string) ([]string, []
 		out = append(append(clone(out[:2]), "-json"), out[2:]...)
 		notes = append(notes, "aw added -json to go test to read each test's result; the stdout log holds go test's JSON events")
 	}
-	if operand != "" {
-		var n []string
-		out, n = r.operand(out, operand)
-		notes = append(notes, n...)
-	}
+	// The filter's options go before the path: a runner such as node
+	// stops reading options at its first operand.
 	if pattern != "" {
 		if r.filter == nil {
 			return nil, nil, envelope.Errorf(envelope.InvalidInput, "%s: aw does not know its test-name filter, so it cannot pass --pattern; run all the tests without --pattern, or a human sets commands.testCommand to the runner itself (go test ./..., pytest, npm test, cargo test)", r.refusal()).With("runner", r.name)
 		}
 		out = r.filter(out, pattern)
+	}
+	if operand != "" {
+		var n []string
+		out, n = r.operand(out, operand)
+		notes = append(notes, n...)
 	}
 	return out, notes, nil
 }

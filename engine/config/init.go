@@ -116,17 +116,19 @@ func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envel
 		summary += fmt.Sprintf(" Proposed commands.allow %s: a human applies it with `aw config set commands.allow '%s'`.", jsonList(proposal), jsonList(proposal))
 	}
 	testFact := ""
-	switch {
+	switch current := ws.Settings.Commands.TestCommand; {
+	case !created && current != "" && testCmd != "" && testCmd != current:
+		testFact = fmt.Sprintf("commands.testCommand is already %q (the project suggests %q: %s)", current, testCmd, tests[0].Reason)
+	case !created && current != "":
+		testFact = fmt.Sprintf("commands.testCommand is already %q", current)
 	case testCmd == "":
 		testFact = "no test command proposed: no go.mod, package.json with a test script, Cargo.toml, pytest.ini, pyproject.toml, setup.cfg, tox.ini or Makefile with a test target at the root; a human sets one with `aw config set commands.testCommand '...'`"
 	case data["testCommandApplied"] == true:
 		testFact = fmt.Sprintf("set commands.testCommand %q (%s), which `aw command test` runs", testCmd, tests[0].Reason)
-	case !created && ws.Settings.Commands.TestCommand != "":
-		testFact = fmt.Sprintf("commands.testCommand is already %q (the project suggests %q: %s)", ws.Settings.Commands.TestCommand, testCmd, tests[0].Reason)
 	default:
 		testFact = fmt.Sprintf("proposed commands.testCommand %q (%s): a human applies it with `aw config set commands.testCommand '%s'`", testCmd, tests[0].Reason, testCmd)
 	}
-	summary += " " + strings.ToUpper(testFact[:1]) + testFact[1:] + "."
+	summary += " Test command: " + testFact + "."
 	env := envelope.New("", summary, data)
 	for _, d := range done {
 		env.Fact("%s", d)

@@ -104,14 +104,30 @@ func DetectTestCommands(root string) []TestCandidate {
 // packageHasTest: npm's own placeholder ("no test specified") is no test
 // script.
 func packageHasTest(content []byte) bool {
+	t := testScript(content)
+	return t != "" && !strings.Contains(t, "no test specified")
+}
+
+func testScript(content []byte) string {
 	var pkg struct {
 		Scripts map[string]string `json:"scripts"`
 	}
 	if json.Unmarshal(content, &pkg) != nil {
-		return false
+		return ""
 	}
-	t := strings.TrimSpace(pkg.Scripts["test"])
-	return t != "" && !strings.Contains(t, "no test specified")
+	return strings.TrimSpace(pkg.Scripts["test"])
+}
+
+// PackageTestScript is the test script of dir's package.json ("" when
+// there is none).
+func PackageTestScript(dir string) string {
+	f, err := os.Open(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	content, _ := io.ReadAll(io.LimitReader(f, maxProbeBytes))
+	return testScript(content)
 }
 
 // makefileHasTest looks for a rule whose targets include test.
