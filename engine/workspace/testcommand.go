@@ -139,8 +139,9 @@ func makefileHasTest(content []byte) bool {
 		if line == "" || line[0] == '\t' || line[0] == '#' {
 			continue
 		}
-		targets, _, ok := strings.Cut(line, ":")
-		if !ok || strings.HasPrefix(strings.TrimSpace(line[len(targets)+1:]), "=") {
+		targets, rest, ok := strings.Cut(line, ":")
+		// test := x, test ::= x and test :::= x assign a variable.
+		if !ok || strings.HasPrefix(strings.TrimLeft(rest, ":"), "=") {
 			continue
 		}
 		for _, t := range strings.Fields(targets) {
