@@ -50,6 +50,7 @@ var goModule = map[string]string{
 		"func TestAddFails(t *testing.T) {\n\tt.Log(\"context before the failure\")\n\tif Add(2, 2) != 5 {\n\t\tt.Fatalf(\"Add(2, 2) = %d, want 5\", Add(2, 2))\n\t}\n}\n",
 	"sub/s.go":      "package sub\n",
 	"sub/s_test.go": "package sub\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n\nfunc TestSubSkipped(t *testing.T) { t.Skip(\"not yet\") }\n",
+	"table/t_test.go": "package table\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) {\n\tfor _, c := range []string{\"a\", \"b\"} {\n\t\tt.Run(c, func(t *testing.T) {\n\t\t\tif c == \"b\" {\n\t\t\t\tt.Error(\"case b fails\")\n\t\t\t}\n\t\t})\n\t}\n}\n",
 }
 
 func counts(t *testing.T, r Result) [3]float64 {
@@ -124,8 +125,16 @@ func TestCommandTestGo(t *testing.T) {
 	if argv := strings.Join(anyStrings(sub.field(t, ".data.argv").([]any)), " "); !strings.HasSuffix(argv, "test -json ./sub") {
 		t.Fatalf("--path sub replaces ./...: %s", argv)
 	}
+	// A failing subtest is listed, not its parent (which only says FAIL).
+	table := runAW(t, dir, nil, "command", "test", "--path", "table")
+	if got := counts(t, table); got != [3]float64{1, 2, 0} {
+		t.Fatalf("--path table: counts %v: %s", got, table.Stdout)
+	}
+	if names := failureNames(t, table); len(names) != 1 || names[0] != "TestTable/b" || !strings.Contains(str(t, table, ".data.failures.0.output"), "case b fails") {
+		t.Fatalf("subtest failure %v: %s", names, table.Stdout)
+	}
 	all := runAW(t, dir, nil, "command", "test", "--path", "./...")
-	if got := counts(t, all); got != [3]float64{2, 1, 1} {
+	if got := counts(t, all); got != [3]float64{3, 3, 1} {
 		t.Fatalf("--path ./...: counts %v: %s", got, all.Stdout)
 	}
 	wantErr(t, runAW(t, dir, nil, "command", "test", "--path", "m.go"), "INVALID_INPUT", 2, "directory")

@@ -166,7 +166,7 @@ func parseGoJSON(path string) *testResults {
 	running := map[string]*excerpt{} // package \x00 test
 	pkgOut := map[string]*excerpt{}  // package-level output and build output
 	failedIn := map[string]bool{}    // packages with a failing test
-	failedTests := map[string]bool{} // package \x00 test that failed
+	failedBelow := map[string]bool{} // package \x00 test with a failing subtest
 	events := 0
 	keep := func(m map[string]*excerpt, k, line string) {
 		e := m[k]
@@ -227,10 +227,13 @@ func parseGoJSON(path string) *testResults {
 		case "fail":
 			res.failed++
 			failedIn[ev.Package] = true
-			failedTests[key] = true
 			// A parent whose subtest failed says only "--- FAIL": the
-			// subtest is the one listed.
-			if !childFailed(failedTests, key) {
+			// subtest is the one listed. Subtests end before their parent.
+			for p := ev.Test; strings.Contains(p, "/"); {
+				p = p[:strings.LastIndexByte(p, '/')]
+				failedBelow[ev.Package+"\x00"+p] = true
+			}
+			if !failedBelow[key] {
 				e := running[key]
 				res.addFailure(TestFailure{Name: ev.Test, Package: ev.Package, Output: e.text(), OutputTruncated: e != nil && e.cut})
 			}
@@ -244,15 +247,6 @@ func parseGoJSON(path string) *testResults {
 		res.notes = append(res.notes, "go test printed JSON events but no test or package result: the run ended early")
 	}
 	return res
-}
-
-func childFailed(failed map[string]bool, key string) bool {
-	for k := range failed {
-		if strings.HasPrefix(k, key+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 // textParser reads one runner's text output: its summary line gives the

@@ -136,3 +136,32 @@ func TestParseBounded(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParseGoJSON reads a go test -json log of 10,000 tests (five
+// events each, every tenth failing) back into results.
+func BenchmarkParseGoJSON(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	for i := 0; i < 10000; i++ {
+		name := "TestCase" + strconv.Itoa(i)
+		action := "pass"
+		if i%10 == 0 {
+			action = "fail"
+		}
+		sb.WriteString(`{"Action":"run","Package":"example.com/m","Test":"` + name + `"}` + "\n")
+		sb.WriteString(`{"Action":"output","Package":"example.com/m","Test":"` + name + `","Output":"=== RUN   ` + name + `\n"}` + "\n")
+		sb.WriteString(`{"Action":"output","Package":"example.com/m","Test":"` + name + `","Output":"    m_test.go:9: some output of the test that is long enough to matter\n"}` + "\n")
+		sb.WriteString(`{"Action":"output","Package":"example.com/m","Test":"` + name + `","Output":"--- ` + strings.ToUpper(action) + `: ` + name + ` (0.00s)\n"}` + "\n")
+		sb.WriteString(`{"Action":"` + action + `","Package":"example.com/m","Test":"` + name + `","Elapsed":0}` + "\n")
+	}
+	sb.WriteString(`{"Action":"fail","Package":"example.com/m","Elapsed":1.5}` + "\n")
+	path := filepath.Join(dir, "out.log")
+	os.WriteFile(path, []byte(sb.String()), 0o644)
+	b.SetBytes(int64(sb.Len()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if res := parseGoJSON(path); res.failed != 1000 || res.passed != 9000 {
+			b.Fatalf("parsed %d passed %d failed", res.passed, res.failed)
+		}
+	}
+}
