@@ -48,8 +48,8 @@ var goModule = map[string]string{
 	"m.go":   "package m\n\nfunc Add(a, b int) int { return a + b }\n",
 	"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestAddPasses(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n\n" +
 		"func TestAddFails(t *testing.T) {\n\tt.Log(\"context before the failure\")\n\tif Add(2, 2) != 5 {\n\t\tt.Fatalf(\"Add(2, 2) = %d, want 5\", Add(2, 2))\n\t}\n}\n",
-	"sub/s.go":      "package sub\n",
-	"sub/s_test.go": "package sub\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n\nfunc TestSubSkipped(t *testing.T) { t.Skip(\"not yet\") }\n",
+	"sub/s.go":        "package sub\n",
+	"sub/s_test.go":   "package sub\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n\nfunc TestSubSkipped(t *testing.T) { t.Skip(\"not yet\") }\n",
 	"table/t_test.go": "package table\n\nimport \"testing\"\n\nfunc TestTable(t *testing.T) {\n\tfor _, c := range []string{\"a\", \"b\"} {\n\t\tt.Run(c, func(t *testing.T) {\n\t\t\tif c == \"b\" {\n\t\t\t\tt.Error(\"case b fails\")\n\t\t\t}\n\t\t})\n\t}\n}\n",
 }
 
