@@ -66,7 +66,7 @@ ran; read data.exitCode, data.timedOut and data.cancelled.`,
 	}
 	test := a.verb(dispatch.Command, "test", "test [--pattern P] [--path P] [--timeout S]", func(f *pflag.FlagSet, req any) {
 		r := req.(*command.TestRequest)
-		f.StringVar(&r.Pattern, "pattern", "", "select tests by name in the runner's filter syntax (go: -run REGEXP; npm: -t for jest or vitest; node: --test-name-pattern; pytest: -k EXPR; cargo: the test filter), passed as one argument")
+		f.StringVar(&r.Pattern, "pattern", "", "select tests by name in the runner's filter syntax, passed as one argument (go: -run REGEXP; npm: the test script's flag, -t for jest and vitest, --test-name-pattern for node --test, --grep for mocha; pytest: -k EXPR; cargo: the test filter)")
 		f.StringVar(&r.Path, "path", "", "narrow the run to a package, directory or file, relative to the workspace root (go: DIR or DIR/...; pytest: FILE::TEST; cargo: a crate directory)")
 		f.Var(optionalFloat{&r.TimeoutSeconds}, "timeout", "seconds before the process tree is killed (default and cap: commands.maxSeconds)")
 	}, nil)

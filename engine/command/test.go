@@ -23,7 +23,7 @@ import (
 
 // TestRequest is the argument object of command test.
 type TestRequest struct {
-	Pattern        string   `json:"pattern,omitempty" doc:"select tests by name in the runner's own filter syntax, passed as one argument: go test -run REGEXP, npm test -- -t (jest, vitest), node --test-name-pattern, pytest -k EXPR, cargo test FILTER"`
+	Pattern        string   `json:"pattern,omitempty" doc:"select tests by name in the runner's own filter syntax, passed as one argument: go test -run REGEXP; npm test -- with the test script's flag (-t for jest and vitest, --test-name-pattern for node --test, --grep for mocha); pytest -k EXPR; cargo test FILTER"`
 	Path           string   `json:"path,omitempty" doc:"narrow the run to a package, directory or file of the workspace (go: DIR or DIR/...; pytest: FILE::TEST too; cargo: a crate directory)"`
 	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty" doc:"seconds before the process tree is killed (default and cap: commands.maxSeconds)"`
 }
