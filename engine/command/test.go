@@ -147,7 +147,7 @@ func testCommand(ws *workspace.Workspace) (line, source string, err error) {
 		return line, "commands.testCommand", nil
 	}
 	if c := workspace.DetectTestCommands(ws.Jail.Scope); len(c) > 0 {
-		return c[0].Command, strings.SplitN(c[0].Reason, " ", 2)[0], nil
+		return c[0].Command, c[0].File, nil
 	}
 	return "", "", envelope.Errorf(envelope.ToolDisabled,
 		"there is no test command: commands.testCommand is not set and the workspace has no go.mod, package.json with a test script, Cargo.toml, pytest.ini, pyproject.toml, setup.cfg, tox.ini or Makefile with a test target. A human sets one with `aw config set commands.testCommand 'go test ./...'` (one command, run without a shell); until then run the tests with `aw command run -- ...`").With("setting", "commands.testCommand")

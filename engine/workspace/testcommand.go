@@ -42,6 +42,7 @@ func TestArgv(line string) ([]string, error) {
 // TestCandidate is a test command the project's files suggest, and why.
 type TestCandidate struct {
 	Command string `json:"command"`
+	File    string `json:"file"` // the root file that suggests it
 	Reason  string `json:"reason"`
 }
 
@@ -95,7 +96,7 @@ func DetectTestCommands(root string) []TestCandidate {
 		f.Close()
 		if ok {
 			seen[r.command] = true
-			out = append(out, TestCandidate{Command: r.command, Reason: r.reason})
+			out = append(out, TestCandidate{Command: r.command, File: r.file, Reason: r.reason})
 		}
 	}
 	return out

@@ -80,8 +80,8 @@ func TestDetectTestCommands(t *testing.T) {
 		}
 		var got []string
 		for _, c := range DetectTestCommands(dir) {
-			if c.Reason == "" {
-				t.Errorf("%v: %s has no reason", tc.files, c.Command)
+			if c.Reason == "" || tc.files[c.File] == "" {
+				t.Errorf("%v: %s has no reason or names no file of the project (%q)", tc.files, c.Command, c.File)
 			}
 			got = append(got, c.Command)
 		}
