@@ -29,6 +29,15 @@ outlives this call. Full logs are kept under .agentic/jobs/<job_id>/.
   aw command output JOB [--since CURSOR] [--wait-ms N]
   aw command wait JOB [--timeout S]
   aw command cancel JOB | --all
+  aw command test [--pattern NAME] [--path DIR]
+
+test runs the workspace's test command (commands.testCommand; without it,
+the one go.mod, package.json, Cargo.toml, pytest's files or a Makefile's
+test target suggest) exactly as run would, adds the pattern and path as
+arguments in the runner's own syntax (never through a shell), and reads the
+output into passed, failed and skipped counts and the failing tests with
+the end of their output. go test also gets -json, so every test's result is
+read rather than guessed from text.
 
 A failing command is data, not an error: run exits 0 whenever the command
 ran; read data.exitCode, data.timedOut and data.cancelled.`,
@@ -55,6 +64,17 @@ ran; read data.exitCode, data.timedOut and data.cancelled.`,
 		c.Flags().SetInterspersed(false)
 		cmd.AddCommand(c)
 	}
+	test := a.verb(dispatch.Command, "test", "test [--pattern P] [--path P] [--timeout S]", func(f *pflag.FlagSet, req any) {
+		r := req.(*command.TestRequest)
+		f.StringVar(&r.Pattern, "pattern", "", "select tests by name in the runner's filter syntax, passed as one argument (go: -run REGEXP; npm: the test script's flag, -t for jest and vitest, --test-name-pattern for node --test, --grep for mocha; pytest: -k EXPR; cargo: the test filter)")
+		f.StringVar(&r.Path, "path", "", "narrow the run to a package, directory or file, relative to the workspace root (go: DIR or DIR/...; pytest: FILE::TEST; cargo: a crate directory)")
+		f.Var(optionalFloat{&r.TimeoutSeconds}, "timeout", "seconds before the process tree is killed (default and cap: commands.maxSeconds)")
+	}, nil)
+	test.Args = cobra.NoArgs
+	test.Example = `  aw command test
+  aw command test --pattern 'TestParse$' --path ./engine/policy
+  aw command test --pattern 'cart total' --path src/cart.test.js`
+	cmd.AddCommand(test)
 	jobArg := func(req any, args []string) {
 		if len(args) == 0 {
 			return

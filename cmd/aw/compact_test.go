@@ -82,7 +82,7 @@ func field(t testing.TB, raw []byte, path string) string {
 // everyOperation drives one call of every operation aw has and returns the
 // envelopes by operation, normalized.
 func everyOperation(t testing.TB) map[string][]byte {
-	s := newSession(t, `{"permissionMode": 1, "commands": {"allow": ["echo", "sleep"]}, "github": {"apiUrl": "http://127.0.0.1:9"}}`)
+	s := newSession(t, `{"permissionMode": 1, "commands": {"allow": ["echo", "sleep"], "testCommand": "echo 2 passed, 1 failed"}, "github": {"apiUrl": "http://127.0.0.1:9"}}`)
 	out := map[string][]byte{}
 	keep := func(raw []byte) []byte {
 		op := field(t, raw, ".operation")
@@ -133,6 +133,7 @@ func everyOperation(t testing.TB) map[string][]byte {
 		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"status","job_id":%q}`, job)))
 		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"cancel","job_id":%q}`, job)))
 		keep(s.call("workspace_command", `{"action":"list"}`))
+		keep(s.call("workspace_command", `{"action":"test"}`))
 	}
 	if _, err := dispatch.Find("policy", "check_command"); err == nil {
 		keep(s.call("policy", `{"action":"check_command","line":"echo hi"}`))

@@ -292,6 +292,7 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"command.wait":            {"NOT_FOUND", "is not a job id"},
 	"command.cancel":          {"INVALID_INPUT", "cancel needs a job id"},
 	"command.list":            {"", "jobs"},
+	"command.test":            {"TOOL_DISABLED", "there is no test command"},
 	"tasks.create":            {"INVALID_INPUT", "title is required"},
 	"tasks.list":              {"", "boards"},
 	"tasks.show":              {"INVALID_INPUT", "board_id is required"},

@@ -14,7 +14,7 @@ import (
 // id). Each gated action with a short spelling is staged with arguments that
 // use every part of it (positionals, valued and boolean flags, "--").
 func TestResumeCommandLines(t *testing.T) {
-	dir := vcsRepo(t, `{"permissionMode": 0, "commands": {"allow": ["echo"]},
+	dir := vcsRepo(t, `{"permissionMode": 0, "commands": {"allow": ["echo", "go"], "testCommand": "go test ./..."},
 		"research": {"enabled": true}, "browser": {"enabled": true}, "allowDestructiveEdits": true}`)
 	write(t, dir, "a.txt", "changed\n")
 	git(t, dir, "add", "a.txt")
@@ -30,6 +30,8 @@ func TestResumeCommandLines(t *testing.T) {
 		{"workspace_command", map[string]any{"action": "run", "executable": "echo", "args": []any{"hi", "a b", "--x"}, "cwd": "src", "timeout_seconds": 5},
 			"aw command run --cwd src --timeout 5 -- echo hi 'a b' --x"},
 		{"workspace_command", map[string]any{"action": "start", "line": "echo 'it''s'"}, `aw command start --line 'echo '\''it'\'''\''s'\'''`},
+		{"workspace_command", map[string]any{"action": "test", "pattern": "Test X$", "path": "src", "timeout_seconds": 7},
+			"aw command test --path src --pattern 'Test X$' --timeout 7"},
 		{"workspace_vcs", map[string]any{"action": "add", "paths": []any{"a.txt", "src/lib"}}, "aw vcs add a.txt src/lib"},
 		{"workspace_vcs", map[string]any{"action": "commit", "message": "fix: the thing\n\nbody"}, "aw vcs commit --message 'fix: the thing\n\nbody'"},
 		{"workspace_vcs", map[string]any{"action": "checkout", "rev": "main"}, "aw vcs checkout main"},

@@ -39,6 +39,10 @@ type Request struct {
 	// TimeoutSeconds defaults to commands.maxSeconds and is capped by it;
 	// 0 (start only) arms no timer.
 	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty"`
+
+	// resume, when set, is the call a staged approval resumes instead of
+	// this request itself (command test resumes as a test).
+	resume map[string]any
 }
 
 // StatusRequest asks for one job, with a tail of its logs.
@@ -108,28 +112,39 @@ type Result struct {
 // tails of its output. A command that ran is ok whatever its exit code:
 // a failing test is data, not an error.
 func Run(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.Envelope, error) {
-	p, staged, err := prepare(ws, req, "run")
+	j, capped, staged, err := foreground(ws, req, "run")
 	if err != nil || staged != nil {
 		return deref(staged), err
+	}
+	return runEnvelope(ws, j, capped)
+}
+
+// foreground is the one path of a foreground command (run, test): the
+// checks and the gate of prepare, the job record, the process to its end.
+// A staged call returns its envelope instead of a job.
+func foreground(ws *workspace.Workspace, req *Request, action string) (j *Job, capped bool, staged *envelope.Envelope, err error) {
+	p, staged, err := prepare(ws, req, action)
+	if err != nil || staged != nil {
+		return nil, false, staged, err
 	}
 	self := os.Getpid()
 	p.job.SupervisorPid, p.job.SupervisorStart = self, proc.Start(self)
 	if err := create(ws, p.job); err != nil {
-		return envelope.Envelope{}, err
+		return nil, false, nil, err
 	}
 	var consumeErr error
-	j, err := execute(ws.Store, p.job.ID, spawnEnv(ws, p.job.ID), func(pid int, err error) {
+	j, err = execute(ws.Store, p.job.ID, spawnEnv(ws, p.job.ID), func(pid int, err error) {
 		if err == nil {
 			consumeErr = gate.Consume(ws, p.approval)
 		}
 	})
+	if err == nil {
+		err = consumeErr
+	}
 	if err != nil {
-		return envelope.Envelope{}, err
+		return nil, false, nil, err
 	}
-	if consumeErr != nil {
-		return envelope.Envelope{}, consumeErr
-	}
-	return runEnvelope(ws, j, p.capped)
+	return j, p.capped, nil, nil
 }
 
 // Start starts a background job and returns at once with its id and pid.
@@ -287,10 +302,10 @@ func prepare(ws *workspace.Workspace, req *Request, action string) (*prepared, *
 	if req.TimeoutSeconds != nil {
 		resume["timeout_seconds"] = *req.TimeoutSeconds
 	}
-	verb := "Run"
-	if action == "start" {
-		verb = "Start (in the background)"
+	if req.resume != nil {
+		resume = req.resume
 	}
+	verb := map[string]string{"run": "Run", "start": "Start (in the background)", "test": "Run the tests:"}[action]
 	d, err := gate.Check(ws, gate.Operation{
 		Kind:  "command",
 		Title: clip(fmt.Sprintf("%s `%s`", verb, display(j)), 200),

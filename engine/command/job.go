@@ -32,7 +32,7 @@ const (
 // and startedAt are read by `aw inspect changes`: keep their names.
 type Job struct {
 	ID                 string   `json:"id"`
-	Action             string   `json:"action"` // run (foreground) or start (background)
+	Action             string   `json:"action"` // run or test (foreground), start (background)
 	Status             string   `json:"status"`
 	Executable         string   `json:"executable"`
 	Args               []string `json:"args"`

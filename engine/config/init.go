@@ -35,6 +35,9 @@ var projectTools = []struct {
 	{"Cargo.toml", []string{"cargo", "rustc"}},
 	{"pyproject.toml", []string{"python3", "pip", "pytest"}},
 	{"requirements.txt", []string{"python3", "pip", "pytest"}},
+	{"pytest.ini", []string{"python3", "pytest"}},
+	{"setup.cfg", []string{"python3", "pip", "pytest"}},
+	{"tox.ini", []string{"python3", "pytest"}},
 	{"Gemfile", []string{"ruby", "bundle", "rake"}},
 	{"pom.xml", []string{"mvn", "java"}},
 	{"build.gradle", []string{"gradle", "java"}},
@@ -43,10 +46,11 @@ var projectTools = []struct {
 }
 
 // Init creates .agentic/ with a commented default config and keeps it out
-// of git (.git/info/exclude). It proposes commands.allow from the files the
-// project has; the proposal is written as a setting only for a human caller
-// (a terminal or the approver token), else left as a comment, because an
-// agent must not widen its own command policy.
+// of git (.git/info/exclude). It proposes commands.allow and
+// commands.testCommand from the files the project has; the proposals are
+// written as settings only for a human caller (a terminal or the approver
+// token), else left as comments, because an agent must not widen its own
+// command policy.
 func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envelope.Envelope, error) {
 	unlock, err := ws.Store.Lock()
 	if err != nil {
@@ -54,27 +58,50 @@ func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envel
 	}
 	defer unlock()
 	proposal := proposeAllow(ws.Root)
+	tests := workspace.DetectTestCommands(ws.Root)
 	human := gate.RequireHuman(ws, "`aw init` writing commands.allow") == nil
-	data := map[string]any{"path": ".agentic", "config": ".agentic/config.json", "proposedAllow": proposal}
+	data := map[string]any{"path": ".agentic", "config": ".agentic/config.json", "proposedAllow": proposal,
+		"testCommandCandidates": tests}
+	testCmd := ""
+	if len(tests) > 0 {
+		testCmd = tests[0].Command
+		data["proposedTestCommand"], data["testCommandReason"] = testCmd, tests[0].Reason
+	}
 	var done []string
+	created := false
 	cfg := ws.StatePath("config.json")
 	if _, err := os.Stat(cfg); errors.Is(err, fs.ErrNotExist) {
 		set := map[string]any{}
 		if human && len(proposal) > 0 {
 			set["commands.allow"] = proposal
 		}
+		if human && testCmd != "" {
+			set["commands.testCommand"] = testCmd
+		}
 		text := Template(set)
-		if !human && len(proposal) > 0 {
-			text = bytes.Replace(text, []byte("\n{\n"), []byte(fmt.Sprintf(
-				"\n// Proposed from the project's files (apply it in your terminal):\n//   aw config set commands.allow '%s'\n{\n", jsonList(proposal))), 1)
+		if !human {
+			var lines []string
+			if len(proposal) > 0 {
+				lines = append(lines, fmt.Sprintf("//   aw config set commands.allow '%s'", jsonList(proposal)))
+			}
+			if testCmd != "" {
+				lines = append(lines, fmt.Sprintf("//   aw config set commands.testCommand '%s'", testCmd))
+			}
+			if len(lines) > 0 {
+				text = bytes.Replace(text, []byte("\n{\n"), []byte(
+					"\n// Proposed from the project's files (apply it in your terminal):\n"+strings.Join(lines, "\n")+"\n{\n"), 1)
+			}
 		}
 		if err := store.WriteFile(cfg, text, 0o644); err != nil {
 			return envelope.Envelope{}, err
 		}
+		created = true
 		done = append(done, "created .agentic/config.json")
 		data["allowApplied"] = human && len(proposal) > 0
+		data["testCommandApplied"] = human && testCmd != ""
 	} else {
 		done = append(done, ".agentic/config.json already exists (left as it is)")
+		data["testCommandApplied"] = false
 	}
 	excluded, err := ExcludeFromGit(ws.Root)
 	if err != nil {
@@ -88,10 +115,25 @@ func Init(ctx context.Context, ws *workspace.Workspace, req *InitRequest) (envel
 	if len(proposal) > 0 && data["allowApplied"] != true {
 		summary += fmt.Sprintf(" Proposed commands.allow %s: a human applies it with `aw config set commands.allow '%s'`.", jsonList(proposal), jsonList(proposal))
 	}
+	testFact := ""
+	switch current := ws.Settings.Commands.TestCommand; {
+	case !created && current != "" && testCmd != "" && testCmd != current:
+		testFact = fmt.Sprintf("commands.testCommand is already %q (the project suggests %q: %s)", current, testCmd, tests[0].Reason)
+	case !created && current != "":
+		testFact = fmt.Sprintf("commands.testCommand is already %q", current)
+	case testCmd == "":
+		testFact = "no test command proposed: no go.mod, package.json with a test script, Cargo.toml, pytest.ini, pyproject.toml, setup.cfg, tox.ini or Makefile with a test target at the root; a human sets one with `aw config set commands.testCommand '...'`"
+	case data["testCommandApplied"] == true:
+		testFact = fmt.Sprintf("set commands.testCommand %q (%s), which `aw command test` runs", testCmd, tests[0].Reason)
+	default:
+		testFact = fmt.Sprintf("proposed commands.testCommand %q (%s): a human applies it with `aw config set commands.testCommand '%s'`", testCmd, tests[0].Reason, testCmd)
+	}
+	summary += " Test command: " + testFact + "."
 	env := envelope.New("", summary, data)
 	for _, d := range done {
 		env.Fact("%s", d)
 	}
+	env.Fact("%s", testFact)
 	return env, nil
 }
 

@@ -25,6 +25,7 @@ var spellings = map[string]spelling{
 	"edit.rollback":    {args: []string{"transaction_id"}, flags: []string{"force"}},
 	"command.run":      {flags: []string{"cwd", "line", "timeout_seconds=timeout"}, rest: []string{"executable", "args"}},
 	"command.start":    {flags: []string{"cwd", "line", "timeout_seconds=timeout"}, rest: []string{"executable", "args"}},
+	"command.test":     {flags: []string{"pattern", "path", "timeout_seconds=timeout"}},
 	"vcs.add":          {args: []string{"paths"}},
 	"vcs.commit":       {flags: []string{"message"}},
 	"vcs.checkout":     {args: []string{"rev"}},

@@ -51,6 +51,7 @@ type Settings struct {
 		MaxJobs        int               `json:"maxJobs" doc:"background jobs at once"`
 		Sandbox        string            `json:"sandbox" doc:"OS sandbox of spawned processes: auto (the strongest available), require (refuse without one) or off"`
 		Network        bool              `json:"network" doc:"spawned processes may reach the network"`
+		TestCommand    string            `json:"testCommand" doc:"what aw command test runs: one command line, quotes respected, no shell operators, run without a shell in either interpreter (empty: detected from the project)"`
 	} `json:"commands"`
 	VCS struct {
 		Enabled bool `json:"enabled" doc:"version control tools"`
@@ -301,6 +302,9 @@ func (s *Settings) Validate() error {
 	case "auto", "duckduckgo", "wikipedia", "searxng":
 	default:
 		return bad("research.provider", "auto, duckduckgo, wikipedia or searxng", s.Research.Provider)
+	}
+	if _, err := TestArgv(s.Commands.TestCommand); err != nil {
+		return bad("commands.testCommand", "one command line such as \"go test ./...\"", fmt.Sprintf("%q (%v)", s.Commands.TestCommand, err))
 	}
 	if err := s.Commands.DenyPatterns.Validate(); err != nil {
 		return envelope.Errorf(envelope.InvalidInput, "setting commands.denyPatterns: %v", err).With("key", "commands.denyPatterns")
