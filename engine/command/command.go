@@ -32,13 +32,13 @@ import (
 // Request is the seed's argument object of run and start: an argv
 // (executable and args, never through a shell) or a line.
 type Request struct {
-	Executable string   `json:"executable,omitempty"`
-	Args       []string `json:"args,omitempty"`
-	Line       string   `json:"line,omitempty"`
-	Cwd        string   `json:"cwd,omitempty"`
+	Executable string   `json:"executable,omitempty" doc:"the program to run: a name on PATH (directories inside the workspace are never used) or a workspace path that commands.allow names; with args, or give line instead"`
+	Args       []string `json:"args,omitempty" doc:"the program's arguments, one token each; no shell reads them"`
+	Line       string   `json:"line,omitempty" doc:"a command line instead of executable and args: split into words (commands.interpreter none) or parsed as POSIX sh and run as its canonical re-print (sh)"`
+	Cwd        string   `json:"cwd,omitempty" doc:"directory to run in, relative to the workspace root (default: the root)"`
 	// TimeoutSeconds defaults to commands.maxSeconds and is capped by it;
 	// 0 (start only) arms no timer.
-	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty"`
+	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty" doc:"seconds before the process tree is killed (default and cap: commands.maxSeconds; start: 0 arms no timer)"`
 
 	// resume, when set, is the call a staged approval resumes instead of
 	// this request itself (command test resumes as a test).
@@ -47,8 +47,8 @@ type Request struct {
 
 // StatusRequest asks for one job, with a tail of its logs.
 type StatusRequest struct {
-	JobID     string `json:"job_id"`
-	TailChars *int   `json:"tail_chars,omitempty"`
+	JobID     string `json:"job_id" doc:"the job to report (a unique prefix of its id will do)"`
+	TailChars *int   `json:"tail_chars,omitempty" doc:"characters from the end of each log, 100-20000 (default 2000 for a running job; a finished one is tailed only when given)"`
 }
 
 // CancelRequest names the job to stop, or all of them.
@@ -59,7 +59,7 @@ type CancelRequest struct {
 
 // ListRequest bounds the listing.
 type ListRequest struct {
-	Limit int `json:"limit,omitempty"`
+	Limit int `json:"limit,omitempty" doc:"most jobs to list, newest first, 1-200 (default 20)"`
 }
 
 // Tail bounds (seed 000 status).
@@ -653,7 +653,7 @@ func logArtifacts(s *store.Store, j *Job) []envelope.Artifact {
 }
 
 // Status reports one job. A running job is tailed with the default length;
-// a finished one only when tail_chars is given (seed 000).
+// a finished one only when tail_chars is given.
 func Status(ctx context.Context, ws *workspace.Workspace, req *StatusRequest) (envelope.Envelope, error) {
 	if err := checkTailChars(req.TailChars); err != nil {
 		return envelope.Envelope{}, err
