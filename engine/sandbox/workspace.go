@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -38,7 +39,7 @@ func For(ws *workspace.Workspace, cwd string, env []string) (*Policy, error) {
 type Process struct {
 	Workspace Access   // ReadOnly (denyPaths matches still hidden) or Invisible
 	Writable  []string // its own directories, created by the caller
-	Readable  []string // directories the empty home would hide that it needs (its installation)
+	Readable  []string // directories it needs that the empty home or private /tmp would hide (its installation)
 	Network   bool     // the process reaches the network itself (gated by aw elsewhere)
 	Detached  bool     // outlives the aw call that starts it (see Policy.Detached)
 	Cwd       string   // where it starts: a Writable directory, or inside the root
@@ -61,9 +62,9 @@ func ForProcess(ws *workspace.Workspace, pr Process) (*Policy, error) {
 		}
 		p.Writable = append(p.Writable, real)
 	}
-	for _, d := range pr.Readable {
-		if real, err := filepath.EvalSymlinks(d); err == nil && p.Home != "" && within(p.Home, real) {
-			p.PathDirs = append(p.PathDirs, real)
+	for _, d := range HiddenPathDirs(strings.Join(pr.Readable, string(filepath.ListSeparator)), p.Home) {
+		if !slices.Contains(p.PathDirs, d) {
+			p.PathDirs = append(p.PathDirs, d)
 		}
 	}
 	if p.Workspace == ReadOnly {
