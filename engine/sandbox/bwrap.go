@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -58,6 +59,13 @@ func bwrapArgv(bwrap string, p *Policy, argv []string) []string {
 	switch p.Workspace {
 	case ReadWrite:
 		a = append(a, "--bind", p.Root, p.Root)
+		// Every directory that holds a carve-out becomes a mount point of
+		// its own: a mount point cannot be renamed, so `mv sub elsewhere`
+		// cannot move a denied or protected file out from under the name
+		// that matches it (for the next command, or aw's own tools).
+		for _, d := range p.holders() {
+			a = append(a, "--bind", d, d)
+		}
 	case ReadOnly:
 		a = append(a, "--ro-bind", p.Root, p.Root) // again, over an empty home or /tmp
 	case Invisible:
@@ -92,6 +100,26 @@ func bwrapArgv(bwrap string, p *Policy, argv []string) []string {
 	}
 	a = append(a, "--chdir", cwd, "--")
 	return append(a, argv...)
+}
+
+// holders are the directories strictly between the root and each
+// read-only or hidden path, parents before children.
+func (p *Policy) holders() []string {
+	seen := map[string]bool{}
+	for _, c := range append(append([]string(nil), p.ReadOnly...), p.Hidden...) {
+		if !within(p.Root, c) {
+			continue
+		}
+		for d := filepath.Dir(c); d != p.Root && within(p.Root, d) && !seen[d]; d = filepath.Dir(d) {
+			seen[d] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	slices.Sort(out) // a parent sorts before its children
+	return out
 }
 
 // maxSockets bounds the host sockets hidden one by one.

@@ -26,7 +26,7 @@ func For(ws *workspace.Workspace, cwd string, env []string) (*Policy, error) {
 	p := base(ws, env)
 	p.Cwd, p.Network = cwd, ws.Settings.Commands.Network
 	p.Caches = Caches(p.State, p.Home, func(k string) string { return lookup(env, k) })
-	if err := p.descend(ws.Jail, "", false); err != nil {
+	if err := p.walk(ws, false); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -68,7 +68,7 @@ func ForProcess(ws *workspace.Workspace, pr Process) (*Policy, error) {
 		}
 	}
 	if p.Workspace == ReadOnly {
-		if err := p.descend(ws.Jail, "", true); err != nil {
+		if err := p.walk(ws, true); err != nil {
 			return nil, err
 		}
 	}
@@ -100,14 +100,15 @@ func base(ws *workspace.Workspace, env []string) *Policy {
 // become hidden. .git and .agentic are read-only whole and not searched.
 // A symlink is never followed: a mount or rule on it would apply to its
 // target.
-func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, protected bool) error {
+func (p *Policy) walkEntries(w *walker, rel string, ents []entry, protected bool) error {
+	j := w.j
 	for _, e := range ents {
 		r := e.Name()
 		if rel != "" {
 			r = rel + "/" + e.Name()
 		}
 		abs := filepath.Join(p.Root, filepath.FromSlash(r))
-		symlink := e.Type()&os.ModeSymlink != 0
+		symlink := e.symlink()
 		switch {
 		case j.DeniedBelow(r):
 			if !symlink {
@@ -120,7 +121,7 @@ func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, 
 		case !protected && !symlink && j.Protected(r):
 			p.ReadOnly = append(p.ReadOnly, abs)
 			if e.IsDir() {
-				if err := p.descend(j, r, true); err != nil {
+				if err := p.descendWith(w, r, true); err != nil {
 					return err
 				}
 			}
@@ -130,7 +131,7 @@ func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, 
 			return &Denied{Reason: fmt.Sprintf("the workspace holds more than %d protected or denied paths; the sandbox cannot carve them all out. Narrow denyPaths and protectedPatterns, or remove the files", maxCarveOuts)}
 		}
 		if e.IsDir() && !symlink {
-			if err := p.descend(j, r, protected); err != nil {
+			if err := p.descendWith(w, r, protected); err != nil {
 				return err
 			}
 		}
@@ -138,12 +139,12 @@ func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, 
 	return nil
 }
 
-func (p *Policy) descend(j *workspace.Jail, rel string, protected bool) error {
-	ents, err := os.ReadDir(filepath.Join(p.Root, filepath.FromSlash(rel)))
-	if err != nil {
+func (p *Policy) descendWith(w *walker, rel string, protected bool) error {
+	ents, ok := p.entries(w, rel, protected)
+	if !ok {
 		return nil
 	}
-	return p.walkEntries(j, rel, ents, protected)
+	return p.walkEntries(w, rel, ents, protected)
 }
 
 func lookup(env []string, key string) string {
