@@ -243,3 +243,23 @@ for name in ('/dev/tty', '/proc/self/fd/0', '/proc/self/fd/1', '/proc/self/fd/2'
 		})
 	}
 }
+
+// TestSandboxLateMatches: a file created under a denied or protected name
+// after the command started is not carved out for that command (the
+// carve-outs are found at spawn; written down as not defended), but the
+// next command's sandbox finds it, and aw's own tools refuse it at once.
+func TestSandboxLateMatches(t *testing.T) {
+	for _, m := range mechanisms {
+		t.Run(m, func(t *testing.T) {
+			e := newSB(t, m, "")
+			e.sh(t, "echo late-secret > sub/.env.late; echo first > sub/deploy.key; echo done")
+			r := e.sh(t, "cat sub/.env.late; echo pwned >> sub/deploy.key; echo done")
+			if out := str(t, r, ".data.stdoutTail"); strings.Contains(out, "late-secret") || !strings.Contains(out, "done") {
+				t.Errorf("the next command read a denied file created earlier:\n%s", out)
+			}
+			unchanged(t, e.ws+"/sub/deploy.key", "first\n")
+			wantErr(t, e.run(t, "inspect", "read", "sub/.env.late"), "PATH_ESCAPE", 1, "denyPaths")
+			wantErr(t, e.run(t, "edit", "apply", "--op", `{"type":"create","path":"sub/deploy.key","content":"x","overwrite":true}`), "PROTECTED_PATH", 1)
+		})
+	}
+}

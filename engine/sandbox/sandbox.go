@@ -32,9 +32,14 @@
 //     cache is the user's own, read-only (its contents were checked
 //     against go.sum when downloaded).
 //   - Paths matched by denyPaths and protectedPatterns are found by a walk
-//     of the workspace when the command starts; a file created later under
-//     such a name is not covered by the sandbox (the policy layer still
-//     refuses aw's own tools on it).
+//     of the workspace when the command starts (cached per directory by
+//     change time, see walkcache.go); a file created later under such a
+//     name is not covered by the sandbox of the running command (the next
+//     one's covers it; the policy layer refuses aw's own tools on it).
+//   - Processes that are not commands (the browser now; language servers
+//     and debug adapters later) get their policy from ForProcess: the same
+//     rules, the workspace read-only or not visible, their own directories
+//     writable, detached from the aw call when they outlive it.
 package sandbox
 
 import (

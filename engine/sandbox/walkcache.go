@@ -34,7 +34,7 @@ type walkCache struct {
 }
 
 type cachedDir struct {
-	Changed   int64         `json:"c"` // ctime, ns
+	Changed   int64         `json:"c"`           // ctime, ns
 	Protected bool          `json:"p,omitempty"` // read inside a protected tree
 	Entries   []cachedEntry `json:"e,omitempty"`
 }
