@@ -176,14 +176,14 @@ func TestSandboxLateMatches(t *testing.T) {
 	for _, m := range mechanisms {
 		t.Run(m, func(t *testing.T) {
 			e := newSB(t, m, "")
-			e.sh(t, "echo late-secret > sub/.env.late; echo first > sub/deploy.key; echo done")
-			r := e.sh(t, "cat sub/.env.late; echo pwned >> sub/deploy.key; echo done")
+			e.sh(t, "echo late-secret > src/.env.late; echo first > src/deploy.key; echo done")
+			r := e.sh(t, "cat src/.env.late; echo pwned >> src/deploy.key; echo done")
 			if out := str(t, r, ".data.stdoutTail"); strings.Contains(out, "late-secret") || !strings.Contains(out, "done") {
 				t.Errorf("the next command read a denied file created earlier:\n%s", out)
 			}
-			unchanged(t, e.ws+"/sub/deploy.key", "first\n")
-			wantErr(t, e.run(t, "inspect", "read", "sub/.env.late"), "PATH_ESCAPE", 1, "denyPaths")
-			wantErr(t, e.run(t, "edit", "apply", "--op", `{"type":"create","path":"sub/deploy.key","content":"x","overwrite":true}`), "PROTECTED_PATH", 1)
+			unchanged(t, e.ws+"/src/deploy.key", "first\n")
+			wantErr(t, e.run(t, "inspect", "read", "src/.env.late"), "PATH_ESCAPE", 1, "denyPaths")
+			wantErr(t, e.run(t, "edit", "apply", "--op", `{"type":"create","path":"src/deploy.key","content":"x","overwrite":true}`), "PROTECTED_PATH", 1)
 		})
 	}
 }
