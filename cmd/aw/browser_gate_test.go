@@ -26,7 +26,9 @@ func fakeChromium(t *testing.T) (exe, started string) {
 func TestBrowserOpenGateBeforeChromium(t *testing.T) {
 	exe, started := fakeChromium(t)
 	dir := t.TempDir()
-	extra := `, "executable": "` + exe + `"`
+	// The fake records its start beside itself, which the OS sandbox
+	// would refuse: this test is about the gate, so the sandbox is off.
+	extra := `, "executable": "` + exe + `"}, "commands": {"sandbox": "off"`
 	const url = "http://127.0.0.1:9/page"
 	writeBrowserConfig(t, dir, 0, true, extra)
 	r := runAW(t, dir, nil, "browser", "open", url)

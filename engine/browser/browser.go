@@ -36,6 +36,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/store"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -105,7 +106,10 @@ type PageResult struct {
 	ScrollY      *float64 `json:"scrollY,omitempty"`
 	Blocked      []string `json:"blocked,omitempty"`
 	Reaped       []string `json:"reaped,omitempty"`
-	DurationMs   int64    `json:"durationMs"`
+	// Sandbox is the OS sandbox Chromium runs in (set when the session
+	// opens, and on every page envelope after).
+	Sandbox    *sandbox.Report `json:"sandbox,omitempty"`
+	DurationMs int64           `json:"durationMs"`
 }
 
 // ListResult is list's data.
@@ -173,7 +177,7 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 		return envelope.Envelope{}, envelope.Errorf(envelope.Internal, "cannot lock session %s: %v", id, err)
 	}
 	defer unlock()
-	p, err := launch(ctx, exe, dir)
+	p, err := launch(ctx, ws, exe, dir)
 	if err != nil {
 		os.RemoveAll(dir)
 		os.Remove(lockPath(ws.Store, id))
@@ -183,13 +187,13 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 	sess := &Session{
 		ID: id, Pid: p.pid, ProcessStart: p.start, Executable: exe, WebSocketURL: p.wsURL, Port: p.port,
 		UserDataDir: dir + string(os.PathSeparator) + "profile", TargetID: p.target,
-		URL: "about:blank", CreatedAt: now, LastUsedAt: now,
+		URL: "about:blank", CreatedAt: now, LastUsedAt: now, Sandbox: &p.sandbox,
 	}
 	if err := save(ws.Store, sess); err != nil {
 		end(ws.Store, sess)
 		return envelope.Envelope{}, err
 	}
-	res := &PageResult{SessionID: id, URL: "about:blank", Reaped: reaped}
+	res := &PageResult{SessionID: id, URL: "about:blank", Reaped: reaped, Sandbox: sess.Sandbox}
 	if req.URL != "" {
 		t, err := attach(ctx, sess, guard)
 		if err != nil {
@@ -229,6 +233,7 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 	env := envelope.New("", fmt.Sprintf("Opened browser session %s (Chromium pid %d) at %s. Read it with `aw browser read %s`; close it with `aw browser close %s` (idle sessions close after %s).", id, p.pid, where, id, id, IdleLimit), res)
 	env.Retention.Importance = envelope.High
 	env.Fact("browser session %s open at %s (pid %d)", id, envelope.Clip(res.URL, 200), p.pid)
+	env.Fact("browser %s", p.sandbox.Summary())
 	factReaped(&env, reaped)
 	return env, nil
 }
@@ -288,7 +293,7 @@ func Read(ctx context.Context, ws *workspace.Workspace, req *SessionRequest) (en
 	if err := touch(ws.Store, sess.ID, pg.URL, pg.Title, t.target); err != nil {
 		return envelope.Envelope{}, err
 	}
-	res := &PageResult{SessionID: sess.ID, URL: pg.URL, Title: pg.Title, Reaped: reaped, Blocked: guard.Blocked()}
+	res := &PageResult{SessionID: sess.ID, URL: pg.URL, Title: pg.Title, Reaped: reaped, Blocked: guard.Blocked(), Sandbox: sess.Sandbox}
 	env := envelope.New("", "", res)
 	max := ws.Settings.MaxToolResultChars
 	text := strings.TrimSpace(pg.Text)
@@ -396,7 +401,7 @@ func Control(ctx context.Context, ws *workspace.Workspace, req *ControlRequest) 
 		return envelope.Envelope{}, err
 	}
 	defer t.close()
-	res := &PageResult{SessionID: sess.ID, Type: req.Type, Reaped: reaped}
+	res := &PageResult{SessionID: sess.ID, Type: req.Type, Reaped: reaped, Sandbox: sess.Sandbox}
 	if err := t.control(req, res); err != nil {
 		res.URL, res.Title = t.where(t.ctx)
 		touch(ws.Store, sess.ID, res.URL, res.Title, t.target)

@@ -9,12 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/proc"
+	"github.com/agentic-workspace/aw/engine/sandbox"
+	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
 // candidates are the names searched on PATH when browser.executable is
@@ -39,9 +42,10 @@ func Executable(setting string) (string, error) {
 	return "", envelope.Errorf(envelope.NotFound, "no Chromium on PATH (looked for %s); install it (Debian: `apt-get install chromium`) or have a human set `aw config set browser.executable PATH`", strings.Join(candidates, ", ")).With("setting", "browser.executable")
 }
 
-// flags are Chromium's command line: headless, no sandbox (aw usually runs
-// as root in a container, where the sandbox cannot start), nothing that
-// phones home (on a closed network those connections fail at every start),
+// flags are Chromium's command line: headless, without Chromium's own
+// sandbox (it cannot start inside aw's OS sandbox, whose namespaces it
+// would nest, nor as root in a container; aw's sandbox is the wall around
+// the whole browser instead), nothing that phones home (on a closed network those connections fail at every start),
 // a DevTools port on loopback chosen by the kernel.
 func flags(profile string) []string {
 	return []string{
@@ -75,20 +79,69 @@ func flags(profile string) []string {
 
 // process is a Chromium started for a session.
 type process struct {
-	pid    int
-	start  uint64
-	wsURL  string
-	port   int
-	target string
+	pid     int
+	start   uint64
+	wsURL   string
+	port    int
+	target  string
+	sandbox sandbox.Report
+}
+
+// confine wraps Chromium in the OS sandbox every process aw spawns gets
+// (commands.sandbox: auto, require, off): the network on (the page's
+// requests are judged by the guard through DevTools, and aw reaches
+// DevTools on loopback, so the browser shares the host's network), the
+// workspace not visible, the session directory its only writable place,
+// no real home, private /tmp and /run. It outlives the aw call that
+// starts it, in the process group close signals.
+func confine(ws *workspace.Workspace, exe, dir string, env []string) ([]string, sandbox.Report, error) {
+	argv := append([]string{exe}, flags(filepath.Join(dir, "profile"))...)
+	mode := sandbox.Mode(ws.Settings.Commands.Sandbox)
+	var p *sandbox.Policy
+	if mode != sandbox.Off {
+		real, err := filepath.EvalSymlinks(exe)
+		if err != nil {
+			real = exe
+		}
+		p, err = sandbox.ForProcess(ws, sandbox.Process{
+			Workspace: sandbox.Invisible, Writable: []string{dir}, Readable: []string{filepath.Dir(real)},
+			Network: true, Detached: true, Cwd: dir, Env: env,
+		})
+		if err != nil {
+			return nil, sandbox.Report{}, sandbox.Refusal(err, envelope.ToolDisabled, "the browser")
+		}
+	}
+	out, rep, err := sandbox.Wrap(p, mode, argv)
+	if err != nil {
+		return nil, sandbox.Report{}, sandbox.Refusal(err, envelope.ToolDisabled, "the browser")
+	}
+	return out, rep, nil
 }
 
 // launch starts Chromium in its own session with dir as its home (profile
-// and log inside it) and waits until its DevTools endpoint answers with a
-// page target. On failure the tree is killed and the log's tail explains.
-func launch(ctx context.Context, exe, dir string) (*process, error) {
+// and log inside it), inside the OS sandbox (commands.sandbox), and waits
+// until its DevTools endpoint answers with a page target. On failure the
+// tree is killed and the log's tail explains.
+func launch(ctx context.Context, ws *workspace.Workspace, exe, dir string) (*process, error) {
 	profile := filepath.Join(dir, "profile")
 	if err := os.MkdirAll(profile, 0o700); err != nil {
 		return nil, envelope.Errorf(envelope.Internal, "cannot create the browser profile %s: %v", profile, err)
+	}
+	// Only what Chromium needs: the approver token and API keys in aw's
+	// environment never reach the browser. HOME is the session's own
+	// directory, so whatever Chromium writes there goes when it closes.
+	env := []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+	for _, k := range []string{"LANG", "LC_ALL", "TZ", "TMPDIR", "FONTCONFIG_PATH"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	argv, box, err := confine(ws, exe, dir, env)
+	if err != nil {
+		return nil, err
+	}
+	if box.Mechanism != sandbox.None {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }) // /tmp is private
 	}
 	logPath := filepath.Join(dir, "chromium.log")
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
@@ -96,27 +149,19 @@ func launch(ctx context.Context, exe, dir string) (*process, error) {
 		return nil, envelope.Errorf(envelope.Internal, "cannot create the browser log %s: %v", logPath, err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, flags(profile)...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// Only what Chromium needs: the approver token and API keys in aw's
-	// environment never reach the browser. HOME is the session's own
-	// directory, so whatever Chromium writes there goes when it closes.
-	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")}
-	for _, k := range []string{"LANG", "LC_ALL", "TZ", "TMPDIR", "FONTCONFIG_PATH"} {
-		if v, ok := os.LookupEnv(k); ok {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-	}
+	cmd.Env = env
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, envelope.Errorf(envelope.Internal, "cannot start %s: %v; check browser.executable", exe, err).With("executable", exe)
+		return nil, envelope.Errorf(envelope.Internal, "cannot start %s: %v; check browser.executable", argv[0], err).With("executable", exe)
 	}
 	exited := make(chan struct{})
 	// Reaped while this aw runs (aw mcp lives long); after aw exits the
 	// orphan belongs to init.
 	go func() { cmd.Wait(); close(exited) }()
-	p := &process{pid: cmd.Process.Pid, start: proc.Start(cmd.Process.Pid)}
+	p := &process{pid: cmd.Process.Pid, start: proc.Start(cmd.Process.Pid), sandbox: box}
 	fail := func(format string, args ...any) (*process, error) {
 		terminate(p.pid, profile, time.Second)
 		return nil, envelope.Errorf(envelope.Internal, format+"; Chromium's log ends with: %s", append(args, logTail(logPath))...).With("executable", exe)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
@@ -32,6 +33,8 @@ type Session struct {
 	Title        string    `json:"title"`
 	CreatedAt    time.Time `json:"createdAt"`
 	LastUsedAt   time.Time `json:"lastUsedAt"`
+	// Sandbox is the OS sandbox Chromium was started in.
+	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
 }
 
 func sessionPath(s *store.Store, id string) string { return s.Path("browser", id+".json") }

@@ -1,8 +1,6 @@
 package command
 
 import (
-	"errors"
-
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -10,7 +8,7 @@ import (
 
 // ReasonSandbox is details.reason of a command refused because
 // commands.sandbox is require and no OS sandbox is available.
-const ReasonSandbox = "sandbox-unavailable"
+const ReasonSandbox = sandbox.ReasonUnavailable
 
 // confine wraps the job's argv in the OS sandbox (commands.sandbox): the
 // job keeps the argv it shows, and records what really runs (Spawn) and
@@ -33,12 +31,7 @@ func confine(ws *workspace.Workspace, j *Job, cwdAbs string) error {
 }
 
 func sandboxError(err error) error {
-	var d *sandbox.Denied
-	if errors.As(err, &d) {
-		return envelope.Errorf(envelope.CommandDenied,
-			"%s. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or have the human set commands.sandbox to auto (run unconfined when no sandbox exists) with `aw config set commands.sandbox auto`", d.Reason).With("reason", ReasonSandbox)
-	}
-	return envelope.Errorf(envelope.Internal, "cannot set up the OS sandbox: %v; check the cache directory's permissions, or have the human set commands.sandbox to off", err)
+	return sandbox.Refusal(err, envelope.CommandDenied, "commands")
 }
 
 // sandboxFact is the line every command envelope carries about the sandbox.

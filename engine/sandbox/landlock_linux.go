@@ -34,6 +34,9 @@ type llSpec struct {
 	Network bool     `json:"network"`
 	Env     []string `json:"env"` // set over the inherited environment
 	Cwd     string   `json:"cwd"`
+	// Detached: the helper and the command outlive the aw call that
+	// started them (Policy.Detached); a signal to the group ends them.
+	Detached bool `json:"detached,omitempty"`
 }
 
 type llRule struct {
@@ -60,7 +63,7 @@ func landlockArgv(abi int, p *Policy, argv []string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: cannot find aw's own executable for the Landlock helper: %v", err)
 	}
-	spec := llSpec{Rules: landlockRules(p), Network: p.Network, Cwd: p.Cwd}
+	spec := llSpec{Rules: landlockRules(p), Network: p.Network, Cwd: p.Cwd, Detached: p.Detached}
 	spec.Env = append(p.cacheEnv(), "HOME="+p.privateHome(), "TMPDIR="+p.privateTmp())
 	raw, err := json.Marshal(spec)
 	if err != nil {
@@ -82,20 +85,33 @@ func landlockRules(p *Policy) []llRule {
 	for _, h := range p.Hidden {
 		none[h] = ""
 	}
-	if p.Home != "" && !within(p.Home, p.Root) {
+	if p.replacesHome() {
 		none[p.Home] = ""
+	}
+	if p.Workspace != ReadWrite {
+		// Read-only: granted with the rest, unless under the hidden home
+		// (then again below); invisible: not granted at all.
+		none[p.Root] = ""
 	}
 	// Everything readable, but the home and the hidden paths.
 	b.expand("/", "ro", none)
-	// The workspace writable, but the carve-outs.
 	inRoot := map[string]string{}
 	for _, h := range p.Hidden {
 		inRoot[h] = ""
 	}
-	for _, r := range p.ReadOnly {
-		inRoot[r] = "ro"
+	switch p.Workspace {
+	case ReadWrite:
+		// The workspace writable, but the carve-outs.
+		for _, r := range p.ReadOnly {
+			inRoot[r] = "ro"
+		}
+		b.expand(p.Root, "rw", inRoot)
+	case ReadOnly:
+		b.expand(p.Root, "ro", inRoot)
 	}
-	b.expand(p.Root, "rw", inRoot)
+	for _, w := range p.Writable {
+		b.add(w, "rw")
+	}
 	for _, d := range p.PathDirs {
 		b.add(d, "ro")
 	}
@@ -219,8 +235,11 @@ func Helper(args []string) int {
 		fmt.Fprintf(os.Stderr, "aw: the sandbox helper's specification does not parse: %v\n", err)
 		return 126
 	}
-	// Die with the supervisor; be the reaper of every orphan below.
-	unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
+	// Die with the supervisor (unless detached); be the reaper of every
+	// orphan below.
+	if !spec.Detached {
+		unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
+	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "aw: the sandbox helper cannot become a subreaper: %v\n", err)
 		return 126
@@ -233,7 +252,7 @@ func Helper(args []string) int {
 	cmd.Env = mergeEnv(os.Environ(), spec.Env)
 	cmd.Dir = spec.Cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with this helper
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	if err := cmd.Start(); err != nil {

@@ -32,9 +32,14 @@
 //     cache is the user's own, read-only (its contents were checked
 //     against go.sum when downloaded).
 //   - Paths matched by denyPaths and protectedPatterns are found by a walk
-//     of the workspace when the command starts; a file created later under
-//     such a name is not covered by the sandbox (the policy layer still
-//     refuses aw's own tools on it).
+//     of the workspace when the command starts (cached per directory by
+//     change time, see walkcache.go); a file created later under such a
+//     name is not covered by the sandbox of the running command (the next
+//     one's covers it; the policy layer refuses aw's own tools on it).
+//   - Processes that are not commands (the browser now; language servers
+//     and debug adapters later) get their policy from ForProcess: the same
+//     rules, the workspace read-only or not visible, their own directories
+//     writable, detached from the aw call when they outlive it.
 package sandbox
 
 import (
@@ -65,14 +70,28 @@ const (
 	None       = "none"
 )
 
+// Access is how a sandboxed process sees the workspace root.
+type Access string
+
+// The ways a process sees the workspace: commands read and write it; a
+// process that has no business with it (a browser) does not see it.
+const (
+	ReadWrite Access = ""          // commands: the root read-write, minus its carve-outs
+	ReadOnly  Access = "read-only" // the root readable, denied paths hidden, nothing writable
+	Invisible Access = "hidden"    // the root replaced by an empty directory
+)
+
 // Policy is what a sandboxed process may touch. Every path is absolute and
-// symlink-free.
+// symlink-free. For builds the policy of a command, ForProcess that of
+// any other process aw starts (a browser; later language servers and debug
+// adapters): the same fields, set differently.
 type Policy struct {
-	Root     string   // read-write
-	ReadOnly []string // under Root, kept read-only (.git, .agentic, protectedPatterns matches)
-	Hidden   []string // not readable (denyPaths matches, aw's user config directory)
-	Network  bool     // commands.network
-	Home     string   // the user's home, replaced by an empty one ("" when unknown)
+	Root      string
+	Workspace Access   // how the root is seen (ReadWrite unless said)
+	ReadOnly  []string // under Root, kept read-only (.git, .agentic, protectedPatterns matches)
+	Hidden    []string // not readable (denyPaths matches, aw's user config directory)
+	Network   bool     // commands.network
+	Home      string   // the user's home, replaced by an empty one ("" when unknown)
 	// PathDirs are the PATH directories of the command's environment that
 	// the sandbox would hide (under the home or a temporary directory):
 	// made available read-only so the tools installed there still run.
@@ -82,7 +101,17 @@ type Policy struct {
 	// fallback's home and temporary directory, and the unreadable
 	// placeholder that hides denied files.
 	State string
-	Cwd   string // where the command starts (inside Root)
+	Cwd   string // where the command starts (inside Root, or a Writable directory)
+	// Writable are the process's own directories, writable whatever the
+	// rules above say about where they lie (a browser's session
+	// directory, which is inside .agentic).
+	Writable []string
+	// Detached is a process that outlives the aw call that started it (a
+	// browser session): it does not die with its parent, and stays in the
+	// process group of the sandbox, so the caller, which must start it in
+	// a session of its own (no controlling terminal), ends the whole tree
+	// by signalling that group.
+	Detached bool
 }
 
 // Cache is one toolchain cache made available inside the sandbox.
@@ -98,7 +127,8 @@ type Cache struct {
 type Report struct {
 	Mechanism   string   `json:"mechanism"`
 	Mode        Mode     `json:"mode"`
-	Network     bool     `json:"network"` // the command could reach the network
+	Network     bool     `json:"network"`             // the process could reach the network
+	Workspace   string   `json:"workspace,omitempty"` // how it saw the workspace, when not read-write
 	Enforced    []string `json:"enforced,omitempty"`
 	NotEnforced []string `json:"notEnforced,omitempty"`
 	Caches      []Cache  `json:"caches,omitempty"`
@@ -112,7 +142,10 @@ func (r Report) Summary() string {
 	}
 	net := "without network"
 	if r.Network {
-		net = "with network (commands.network is true)"
+		net = "with network"
+	}
+	if r.Workspace != "" {
+		net += ", workspace " + r.Workspace
 	}
 	return "sandbox: " + r.Mechanism + ", " + net
 }
@@ -163,19 +196,23 @@ func WrapWith(av Availability, p *Policy, mode Mode, argv []string) ([]string, R
 	if err := p.prepare(); err != nil {
 		return nil, Report{}, err
 	}
-	r := Report{Mechanism: av.Mechanism, Mode: mode, Network: p.Network, Caches: p.Caches}
+	r := Report{Mechanism: av.Mechanism, Mode: mode, Network: p.Network, Caches: p.Caches, Workspace: string(p.Workspace)}
 	var out []string
 	var err error
 	switch av.Mechanism {
 	case Bubblewrap:
 		out = bwrapArgv(av.Path, p, argv)
-		r.Enforced = p.enforced(&r, homeReplaced, "the process tree lives in its own PID namespace and dies with aw's supervisor, setsid or not")
+		tree := "the process tree lives in its own PID namespace and dies with aw's supervisor, setsid or not"
+		if p.Detached {
+			tree = "the process tree lives in its own PID namespace and process group, which one signal ends"
+		}
+		r.Enforced = p.enforced(&r, homeReplaced, tree)
 	case Landlock:
 		out, err = landlockArgv(av.ABI, p, argv)
 		if av.ABI < 4 {
 			r.Network = true // this kernel's Landlock cannot restrict sockets
 		}
-		r.Enforced = p.enforced(&r, "the home directory unreadable; HOME points at a private, empty one (toolchain caches made available)", "the command runs under a parent that kills every descendant (setsid or not) when the command ends, is cancelled or times out")
+		r.Enforced = p.enforced(&r, "the home directory unreadable; HOME points at a private, empty one (toolchain caches made available)", "the process runs under a parent that kills every descendant (setsid or not) when the process ends, is cancelled, times out or the parent is signalled")
 		r.NotEnforced = landlockGaps(av.ABI, p)
 	case Seatbelt:
 		out = []string{av.Path, "-p", SeatbeltProfile(p), "--"}
@@ -196,10 +233,21 @@ const homeReplaced = "the home directory replaced by an empty one (toolchain cac
 // enforced lists what every mechanism enforces from the policy, plus the
 // mechanism's own line about the process tree.
 func (p *Policy) enforced(r *Report, home, tree string) []string {
-	e := []string{"workspace read-write; the rest of the file system read-only"}
-	e = append(e, fmt.Sprintf(".git, .agentic and protected paths read-only (%d paths)", len(p.ReadOnly)))
+	var e []string
+	switch p.Workspace {
+	case ReadWrite:
+		e = append(e, "workspace read-write; the rest of the file system read-only")
+		e = append(e, fmt.Sprintf(".git, .agentic and protected paths read-only (%d paths)", len(p.ReadOnly)))
+	case ReadOnly:
+		e = append(e, "workspace and the rest of the file system read-only")
+	case Invisible:
+		e = append(e, "workspace not visible; the rest of the file system read-only")
+	}
+	if len(p.Writable) > 0 {
+		e = append(e, fmt.Sprintf("writable: only the process's own directories (%d)", len(p.Writable)))
+	}
 	e = append(e, fmt.Sprintf("denyPaths matches and aw's user configuration unreadable (%d paths)", len(p.Hidden)))
-	if p.Home != "" && !within(p.Home, p.Root) {
+	if p.replacesHome() {
 		e = append(e, home)
 	}
 	e = append(e, "a private temporary directory")
@@ -210,6 +258,14 @@ func (p *Policy) enforced(r *Report, home, tree string) []string {
 		e = append(e, tree)
 	}
 	return e
+}
+
+// replacesHome reports whether the home is hidden: always, unless it is
+// the workspace root or lies inside it (a workspace that holds the home
+// keeps it, with the root). A workspace inside the home is made visible
+// again over the empty home.
+func (p *Policy) replacesHome() bool {
+	return p.Home != "" && !within(p.Root, p.Home)
 }
 
 // prepare creates the private state: the writable caches and the

@@ -109,10 +109,53 @@ func TestBwrapArgv(t *testing.T) {
 	if slices.Contains(bwrapArgv("bwrap", p, []string{"true"}), "--unshare-net") {
 		t.Errorf("commands.network true must keep the network")
 	}
-	// A workspace inside the home is not hidden by the empty home.
+	// A workspace inside the home: the home is still replaced (its
+	// secrets stay out of sight), and the workspace mounted again over it.
 	p.Home = filepath.Dir(p.Root)
+	a = bwrapArgv("bwrap", p, []string{"true"})
+	if h, r := index(a, "--tmpfs", p.Home), index(a, "--bind", p.Root, p.Root); h < 0 || r < h {
+		t.Errorf("a home holding the workspace is replaced first, the workspace bound after: %v", a)
+	}
+	// A home that is the workspace (or inside it) cannot be replaced
+	// without hiding the workspace: it is kept.
+	p.Home = p.Root
 	if index(bwrapArgv("bwrap", p, []string{"true"}), "--tmpfs", p.Home) >= 0 {
-		t.Errorf("a home holding the workspace must not be replaced")
+		t.Errorf("a home inside the workspace must not be replaced")
+	}
+	// /run (the host's service sockets) is replaced.
+	if index(a, "--tmpfs", "/run") < 0 && isDir("/run") {
+		t.Errorf("/run must be private: %v", a)
+	}
+}
+
+// TestBwrapProcess: a non-command process (a browser) sees no workspace,
+// writes only its own directory (after every carve-out, so it wins even
+// inside .agentic), and, detached, neither dies with its parent nor leaves
+// the process group its caller signals.
+func TestBwrapProcess(t *testing.T) {
+	p := testPolicy(t)
+	own := p.Root + "/.agentic/browser/s1"
+	p.Workspace, p.Writable, p.Detached, p.Network, p.Cwd = Invisible, []string{own}, true, true, own
+	a := bwrapArgv("bwrap", p, []string{"chromium"})
+	for _, seq := range [][]string{{"--tmpfs", p.Root}, {"--bind", own, own}, {"--chdir", own}} {
+		if index(a, seq...) < 0 {
+			t.Fatalf("%v missing in %v", seq, a)
+		}
+	}
+	if index(a, "--tmpfs", p.Root) > index(a, "--bind", own, own) || index(a, "--ro-bind", p.Root+"/.agentic", p.Root+"/.agentic") > index(a, "--bind", own, own) {
+		t.Errorf("the own directory must be mounted after the workspace and its carve-outs: %v", a)
+	}
+	for _, flag := range []string{"--die-with-parent", "--new-session", "--unshare-net"} {
+		if slices.Contains(a, flag) {
+			t.Errorf("%s must not be set for a detached process with network: %v", flag, a)
+		}
+	}
+	if index(a, "--bind", p.Root, p.Root) >= 0 || index(a, "--ro-bind", p.placeholder(), p.Root+"/.env") >= 0 {
+		t.Errorf("an invisible workspace is neither bound nor carved: %v", a)
+	}
+	_, r, err := WrapWith(Availability{Mechanism: Bubblewrap, Path: "bwrap"}, p, Auto, []string{"chromium"})
+	if err != nil || r.Workspace != "hidden" || !r.Network || !strings.Contains(r.Summary(), "workspace hidden") || !strings.Contains(strings.Join(r.Enforced, "\n"), "workspace not visible") {
+		t.Fatalf("report of an invisible workspace: %+v %v", r, err)
 	}
 }
 

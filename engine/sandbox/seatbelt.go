@@ -27,7 +27,7 @@ func SeatbeltProfile(p *Policy) string {
 	w("(allow file-ioctl (literal \"/dev/null\") (literal \"/dev/tty\"))")
 	w("; reads: everything but the home and the hidden paths")
 	w("(allow file-read*)")
-	if p.Home != "" && !within(p.Home, p.Root) {
+	if p.replacesHome() {
 		w("(deny file-read* (subpath %s))", sbString(p.Home))
 		w("(allow file-read-metadata (literal %s))", sbString(p.Home))
 	}
@@ -38,10 +38,24 @@ func SeatbeltProfile(p *Policy) string {
 	for _, c := range p.Caches {
 		again = append(again, c.Path)
 	}
-	again = append(again, p.Root, p.State)
+	if p.Workspace != Invisible {
+		again = append(again, p.Root)
+	}
+	again = append(again, p.State)
+	again = append(again, p.Writable...)
 	w("(allow file-read* %s)", subpaths(again))
-	w("; writes: the workspace, the private caches and temporary directories")
-	writable := []string{p.Root, p.State}
+	if p.Workspace == Invisible {
+		w("; the workspace is not visible (but the process's own directories in it)")
+		w("(deny file-read* (subpath %s))", sbString(p.Root))
+		if len(p.Writable) > 0 {
+			w("(allow file-read* %s)", subpaths(p.Writable))
+		}
+	}
+	w("; writes: the workspace (when the process may write it), its own directories, the private caches and temporary directories")
+	writable := []string{p.State}
+	if p.Workspace == ReadWrite {
+		writable = []string{p.Root, p.State}
+	}
 	for _, c := range p.Caches {
 		if c.Writable {
 			writable = append(writable, c.Path)
@@ -51,6 +65,10 @@ func SeatbeltProfile(p *Policy) string {
 	if len(p.ReadOnly) > 0 {
 		w("; read-only inside the workspace: .git, .agentic, protected paths")
 		w("(deny file-write* %s)", subpaths(p.ReadOnly))
+	}
+	if len(p.Writable) > 0 {
+		w("; the process's own directories, writable wherever they lie")
+		w("(allow file-write* %s)", subpaths(p.Writable))
 	}
 	w("; unreadable: denied paths and aw's user configuration")
 	w("(deny file-read* file-write* (literal %s)%s)", sbString(p.placeholder()), prefixed(" ", subpaths(p.Hidden)))

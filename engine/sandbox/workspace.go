@@ -1,11 +1,14 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -20,24 +23,76 @@ const maxCarveOuts = 4096
 // denyPaths matches and aw's user configuration hidden, the network as
 // commands.network says.
 func For(ws *workspace.Workspace, cwd string, env []string) (*Policy, error) {
-	p := &Policy{Root: ws.Root, Cwd: cwd, Network: ws.Settings.Commands.Network}
+	p := base(ws, env)
+	p.Cwd, p.Network = cwd, ws.Settings.Commands.Network
+	p.Caches = Caches(p.State, p.Home, func(k string) string { return lookup(env, k) })
+	if err := p.walk(ws, false); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Process is what a process aw starts that is not a command needs beyond
+// the rules every sandboxed process gets (the rest of the file system
+// read-only, an empty home, a private /tmp and /run, aw's user
+// configuration hidden).
+type Process struct {
+	Workspace Access   // ReadOnly (denyPaths matches still hidden) or Invisible
+	Writable  []string // its own directories, created by the caller
+	Readable  []string // directories it needs that the empty home or private /tmp would hide (its installation)
+	Network   bool     // the process reaches the network itself (gated by aw elsewhere)
+	Detached  bool     // outlives the aw call that starts it (see Policy.Detached)
+	Cwd       string   // where it starts: a Writable directory, or inside the root
+	Env       []string // its environment (PATH directories under the home stay usable)
+}
+
+// ForProcess builds the policy of a non-command process (a browser; later
+// language servers, debug adapters): no toolchain caches, no write access
+// to the workspace, its own directories writable.
+func ForProcess(ws *workspace.Workspace, pr Process) (*Policy, error) {
+	if pr.Workspace == ReadWrite {
+		return nil, fmt.Errorf("sandbox: a process that writes the workspace is a command; use For")
+	}
+	p := base(ws, pr.Env)
+	p.Workspace, p.Network, p.Detached, p.Cwd = pr.Workspace, pr.Network, pr.Detached, pr.Cwd
+	for _, d := range pr.Writable {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: the writable directory %s: %v", d, err)
+		}
+		p.Writable = append(p.Writable, real)
+	}
+	for _, d := range HiddenPathDirs(strings.Join(pr.Readable, string(filepath.ListSeparator)), p.Home) {
+		if !slices.Contains(p.PathDirs, d) {
+			p.PathDirs = append(p.PathDirs, d)
+		}
+	}
+	if p.Workspace == ReadOnly {
+		if err := p.walk(ws, true); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// base is what every policy of ws starts from: the root, the home to
+// replace, the private state, PATH directories the empty home would hide,
+// and aw's user configuration hidden.
+func base(ws *workspace.Workspace, env []string) *Policy {
+	p := &Policy{Root: ws.Root}
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
 		if real, err := filepath.EvalSymlinks(home); err == nil && real != "/" {
 			p.Home = real
 		}
 	}
 	p.State = stateFor(ws.Root)
-	p.Caches = Caches(p.State, p.Home, func(k string) string { return lookup(env, k) })
 	p.PathDirs = HiddenPathDirs(lookup(env, "PATH"), p.Home)
 	if ws.ConfigHome != "" {
 		if real, err := filepath.EvalSymlinks(filepath.Join(ws.ConfigHome, "aw")); err == nil {
 			p.Hidden = append(p.Hidden, real)
 		}
 	}
-	if err := p.descend(ws.Jail, "", false); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return p
 }
 
 // walkEntries finds the carve-outs under the root: protected names
@@ -45,14 +100,15 @@ func For(ws *workspace.Workspace, cwd string, env []string) (*Policy, error) {
 // become hidden. .git and .agentic are read-only whole and not searched.
 // A symlink is never followed: a mount or rule on it would apply to its
 // target.
-func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, protected bool) error {
+func (p *Policy) walkEntries(w *walker, rel string, ents []entry, protected bool) error {
+	j := w.j
 	for _, e := range ents {
 		r := e.Name()
 		if rel != "" {
 			r = rel + "/" + e.Name()
 		}
 		abs := filepath.Join(p.Root, filepath.FromSlash(r))
-		symlink := e.Type()&os.ModeSymlink != 0
+		symlink := e.symlink()
 		switch {
 		case j.DeniedBelow(r):
 			if !symlink {
@@ -65,7 +121,7 @@ func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, 
 		case !protected && !symlink && j.Protected(r):
 			p.ReadOnly = append(p.ReadOnly, abs)
 			if e.IsDir() {
-				if err := p.descend(j, r, true); err != nil {
+				if err := p.descendWith(w, r, true); err != nil {
 					return err
 				}
 			}
@@ -75,7 +131,7 @@ func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, 
 			return &Denied{Reason: fmt.Sprintf("the workspace holds more than %d protected or denied paths; the sandbox cannot carve them all out. Narrow denyPaths and protectedPatterns, or remove the files", maxCarveOuts)}
 		}
 		if e.IsDir() && !symlink {
-			if err := p.descend(j, r, protected); err != nil {
+			if err := p.descendWith(w, r, protected); err != nil {
 				return err
 			}
 		}
@@ -83,12 +139,12 @@ func (p *Policy) walkEntries(j *workspace.Jail, rel string, ents []os.DirEntry, 
 	return nil
 }
 
-func (p *Policy) descend(j *workspace.Jail, rel string, protected bool) error {
-	ents, err := os.ReadDir(filepath.Join(p.Root, filepath.FromSlash(rel)))
-	if err != nil {
+func (p *Policy) descendWith(w *walker, rel string, protected bool) error {
+	ents, ok := p.entries(w, rel, protected)
+	if !ok {
 		return nil
 	}
-	return p.walkEntries(j, rel, ents, protected)
+	return p.walkEntries(w, rel, ents, protected)
 }
 
 func lookup(env []string, key string) string {
@@ -147,4 +203,21 @@ func stateFor(root string) string {
 		cacheHome = real
 	}
 	return StateDir(cacheHome, root)
+}
+
+// ReasonUnavailable is details.reason of a process refused because
+// commands.sandbox is require and no OS sandbox is available.
+const ReasonUnavailable = "sandbox-unavailable"
+
+// Refusal is the envelope error of a sandbox that could not be set up for
+// what (a command, the browser): code with reason sandbox-unavailable
+// when commands.sandbox is require and none exists, INTERNAL otherwise.
+func Refusal(err error, code envelope.Code, what string) error {
+	var d *Denied
+	if errors.As(err, &d) {
+		return envelope.Errorf(code,
+			"%s. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or have the human set commands.sandbox to auto (run %s unconfined when no sandbox exists) with `aw config set commands.sandbox auto`", d.Reason, what).
+			With("reason", ReasonUnavailable).With("setting", "commands.sandbox")
+	}
+	return envelope.Errorf(envelope.Internal, "cannot set up the OS sandbox for %s: %v; check the cache directory's permissions, or have the human set commands.sandbox to off", what, err)
 }
