@@ -24,7 +24,7 @@ func manualWorkspace(t *testing.T, extra string) (dir string, human []string) {
 	return dir, []string{"XDG_CONFIG_HOME=" + home, "AW_APPROVER_TOKEN=tok-edit"}
 }
 
-// TestEditApprovalBinding walks seed 000's approval rules for edits: the
+// TestEditApprovalBinding walks the approval rules for edits: the
 // approval is bound to the operations and the files' contents, consumed by
 // the commit, and rollback needs its own.
 func TestEditApprovalBinding(t *testing.T) {

@@ -1,6 +1,6 @@
 package main
 
-// Black-box rules of `aw edit` (SPEC §5, §6.2; seed 000 workspace_edit):
+// Black-box rules of `aw edit` (workspace_edit and its gate):
 // one test or table row per rule, each against the built binary in a real
 // temporary workspace whose mode is set by .agentic/config.json.
 

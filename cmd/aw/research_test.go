@@ -324,7 +324,7 @@ func TestResearchProjectFlow(t *testing.T) {
 	}
 }
 
-// The fetch budget (seed 000): data.text within maxToolResultChars with the
+// The fetch budget: data.text within maxToolResultChars with the
 // whole text in an artifact, data.links within its own quarter share (at
 // least 1,000 characters) with linksOmitted, both omitted when summarizing.
 func TestResearchFetchBudget(t *testing.T) {

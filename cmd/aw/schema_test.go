@@ -96,7 +96,7 @@ func TestSchemaEveryActionHasOne(t *testing.T) {
 	compile(t, data["envelope"])
 }
 
-// seedOperations are seed 000's operations JSON, verbatim.
+// seedOperations are the tool reference's example operations JSON, verbatim.
 var seedOperations = []string{
 	`{ "type": "create", "path": "src/new.ts", "content": "...", "overwrite": false }`,
 	`{ "type": "rewrite", "path": "src/a.ts", "content": "...", "create_if_missing": false }`,
@@ -108,7 +108,7 @@ var seedOperations = []string{
 	`{ "type": "mkdir", "path": ".github/workflows" }`,
 }
 
-// seedStaged is seed 000's staged edit.apply envelope, with its ids filled in.
+// seedStaged is the tool reference's staged edit.apply envelope, with its ids filled in.
 const seedStaged = `{
 "protocol": "agentic-workspace/v1",
 "ok": true,
@@ -161,7 +161,7 @@ func TestSchemaSeedExamplesValidate(t *testing.T) {
 		t.Errorf("the seed's resume call: %v", err)
 	}
 	if err := validate(compile(t, data["envelope"]), seedStaged); err != nil {
-		t.Errorf("seed 000's staged envelope does not validate: %v", err)
+		t.Errorf("the reference's staged envelope does not validate: %v", err)
 	}
 	plan := compile(t, tools["workspace_plan"]["actionSchemas"].(map[string]any)["propose"])
 	if err := validate(plan, `{"action":"propose","title":"T","objective":"O","steps":["read",{"text":"edit","kind":"edit"}],

@@ -1,5 +1,4 @@
-// Package browser owns aw's browser sessions (SPEC §6.12; seed 000
-// workspace_browser): a headless Chromium started by `open` in a process
+// Package browser owns aw's browser sessions (workspace_browser): a headless Chromium started by `open` in a process
 // group of its own, kept alive between aw calls, and reconnected through
 // its DevTools websocket (chromedp) by every later call. The session file
 // .agentic/browser/<session_id>.json holds what that takes; the profile
@@ -43,38 +42,33 @@ import (
 
 // OpenRequest starts a session, optionally at a URL.
 type OpenRequest struct {
-	URL string `json:"url,omitempty"`
+	URL string `json:"url,omitempty" doc:"the page to load, http or https (gated as web egress); omit to open a blank session"`
 }
 
 // SessionRequest names a session (read, close).
 type SessionRequest struct {
-	SessionID string `json:"session_id"`
+	SessionID string `json:"session_id" doc:"the session open returned (a unique prefix of its id will do)"`
 }
 
 // ListRequest has no fields.
 type ListRequest struct{}
 
-// ControlRequest drives the page (seed 000 control types).
+// ControlRequest drives the page: one of Types, with the fields it takes.
 type ControlRequest struct {
-	SessionID string `json:"session_id"`
-	Type      string `json:"type"`
-	URL       string `json:"url,omitempty"`      // navigate
-	Selector  string `json:"selector,omitempty"` // click, type, wait, press (optional focus target)
-	Text      string `json:"text,omitempty"`     // click_text, type
-	Key       string `json:"key,omitempty"`      // press
-	// Clear empties the field before type types into it.
-	Clear bool `json:"clear,omitempty"`
-	// To is scroll's target: bottom, top, or a CSS selector.
-	To string `json:"to,omitempty"`
-	// By scrolls by this many pixels (negative: up).
-	By         *int   `json:"by,omitempty"`
-	Expression string `json:"expression,omitempty"` // evaluate
-	// TimeoutSeconds bounds the control (default 10 for wait/click/type,
-	// 30 for navigations; at most 120).
-	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty"`
+	SessionID      string   `json:"session_id" doc:"the session to drive"`
+	Type           string   `json:"type" enum:"navigate,click,click_text,type,press,wait,scroll,back,reload,evaluate" doc:"what to do"`
+	URL            string   `json:"url,omitempty" doc:"navigate: the page to load"`
+	Selector       string   `json:"selector,omitempty" doc:"click, type, wait: the CSS selector of the element; press: an optional element to focus first"`
+	Text           string   `json:"text,omitempty" doc:"click_text: the visible text to click; type: the text to type"`
+	Key            string   `json:"key,omitempty" doc:"press: the key, e.g. Enter, Tab, ArrowDown"`
+	Clear          bool     `json:"clear,omitempty" doc:"type: empty the field first"`
+	To             string   `json:"to,omitempty" doc:"scroll: bottom, top, or a CSS selector to bring into view"`
+	By             *int     `json:"by,omitempty" doc:"scroll: pixels to scroll by (negative: up)"`
+	Expression     string   `json:"expression,omitempty" doc:"evaluate: a JavaScript expression; its JSON value is returned"`
+	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty" doc:"seconds the control may take, at most 120 (default 10 for wait, click and type; 30 for navigations)"`
 }
 
-// Types are the control types (seed 000).
+// Types are the control types.
 var Types = []string{"navigate", "click", "click_text", "type", "press", "wait", "scroll", "back", "reload", "evaluate"}
 
 // SessionInfo is a session as open, list and close show it.

@@ -1,6 +1,5 @@
-// Package command runs commands as jobs (SPEC §6.8; seed 000
-// workspace_command; seed 002 "Background commands", "Cancelling a
-// command"). Every run and start is checked by engine/policy before
+// Package command runs commands as jobs (workspace_command): in the
+// foreground, in the background, cancelled as a whole tree. Every run and start is checked by engine/policy before
 // anything is spawned, then goes through the permission gate; the command
 // runs in a process group of its own, with the environment the policy
 // gives it, its output streamed to .agentic/jobs/<job_id>/ and its end
@@ -62,14 +61,14 @@ type ListRequest struct {
 	Limit int `json:"limit,omitempty" doc:"most jobs to list, newest first, 1-200 (default 20)"`
 }
 
-// Tail bounds (seed 000 status).
+// Tail bounds of status, in characters.
 const (
 	MinTailChars     = 100
 	MaxTailChars     = 20000
 	DefaultTailChars = 2000
 )
 
-// Result is the data of run, start, status and cancel (SPEC §6.0).
+// Result is the data of run, start, status and cancel: the job, its exit and the tails of its logs.
 type Result struct {
 	JobID              string   `json:"jobId"`
 	Action             string   `json:"action"`
@@ -800,7 +799,7 @@ func cancelled(ws *workspace.Workspace, j *Job) envelope.Envelope {
 	return env
 }
 
-// alreadyFinished is seed 000's cancel on a finished job, worded exactly.
+// alreadyFinished is cancel's answer for a job that already ended: ok, nothing to stop.
 func alreadyFinished(ws *workspace.Workspace, j *Job) envelope.Envelope {
 	r := result(ws.Store, j)
 	r.AlreadyFinished = true

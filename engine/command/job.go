@@ -15,7 +15,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
-// Job statuses (SPEC §6.0 command.status). starting is the short window
+// Job statuses, as command.status reports them. starting is the short window
 // between the record and the process; callers see it as running.
 const (
 	Starting  = "starting"

@@ -12,7 +12,7 @@ import (
 )
 
 // On systems without POSIX process groups (Windows) a job's tree is
-// stopped with taskkill /T on the command's own pid (seed 002).
+// stopped with taskkill /T on the command's own pid.
 
 func groupAttr() *syscall.SysProcAttr  { return nil }
 func detachAttr() *syscall.SysProcAttr { return nil }

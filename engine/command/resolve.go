@@ -9,7 +9,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
-// resolveExecutable finds what a command name runs (seed 000): a name with
+// resolveExecutable finds what a command name runs: a name with
 // a slash is a path, relative to the command's directory and inside the
 // jail; a bare name is looked up on the PATH of the environment the
 // command gets (not aw's own), then in node_modules/.bin from the

@@ -1,6 +1,6 @@
 package command
 
-// command test (seed 002 run_tests): the workspace's test command
+// command test: the workspace's test command
 // (commands.testCommand, else the one the project's files suggest) run as
 // a foreground job through exactly the path of `command run` — the policy,
 // the gate, the OS sandbox, the job record, the timeout — with the
@@ -154,7 +154,7 @@ func testCommand(ws *workspace.Workspace) (line, source string, err error) {
 }
 
 // validatePattern refuses what no runner reads as a name filter: a
-// newline or a double quote (seed 002 refuses them at input), a NUL, and a
+// newline or a double quote (refused at input, as test tools do), a NUL, and a
 // leading dash, which a runner taking the pattern as an operand would read
 // as an option.
 func validatePattern(p string) error {
