@@ -33,7 +33,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,10 +115,10 @@ type cursor struct{ out, err int64 }
 
 func (c cursor) String() string { return fmt.Sprintf("o:%d,e:%d", c.out, c.err) }
 
-var cursorPattern = regexp.MustCompile(`^o:(0|[1-9][0-9]{0,18}),e:(0|[1-9][0-9]{0,18})$`)
+var cursorPattern = lazyRegexp(`^o:(0|[1-9][0-9]{0,18}),e:(0|[1-9][0-9]{0,18})$`)
 
 func parseCursor(s string) (cursor, bool) {
-	m := cursorPattern.FindStringSubmatch(s)
+	m := cursorPattern().FindStringSubmatch(s)
 	if m == nil {
 		return cursor{}, false
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentic-workspace/aw/engine/store"
 )
@@ -112,13 +113,13 @@ func eachLine(path string, fn func(string)) {
 	}
 }
 
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+var ansi = lazyRegexp(`\x1b\[[0-9;?]*[A-Za-z]`)
 
 func stripANSI(s string) string {
 	if strings.IndexByte(s, 0x1b) < 0 {
 		return s
 	}
-	return ansi.ReplaceAllString(s, "")
+	return ansi().ReplaceAllString(s, "")
 }
 
 // excerpt is the bounded tail of one test's output.
@@ -337,61 +338,61 @@ func (st *textState) finish() {
 // of , | ;) into the number before each word.
 func counts(list string) map[string]int {
 	out := map[string]int{}
-	for _, m := range countWord.FindAllStringSubmatch(list, -1) {
+	for _, m := range countWord().FindAllStringSubmatch(list, -1) {
 		n, _ := strconv.Atoi(m[1])
 		out[strings.ToLower(m[2])] += n
 	}
 	return out
 }
 
-var countWord = regexp.MustCompile(`(\d+) ([A-Za-z]+)`)
+var countWord = lazyRegexp(`(\d+) ([A-Za-z]+)`)
 
 var (
-	pytestSummary = regexp.MustCompile(`^=*\s*((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(?:, )?)+)(?: in [\d.]+s.*)?\s*=*$`)
-	pytestFailure = regexp.MustCompile(`^(FAILED|ERROR) (\S+?)(?: - .*)?$`)
-	pytestSection = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
-	pytestRule    = regexp.MustCompile(`^={3,}`)
+	pytestSummary = lazyRegexp(`^=*\s*((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(?:, )?)+)(?: in [\d.]+s.*)?\s*=*$`)
+	pytestFailure = lazyRegexp(`^(FAILED|ERROR) (\S+?)(?: - .*)?$`)
+	pytestSection = lazyRegexp(`^_{3,} (.+?) _{3,}$`)
+	pytestRule    = lazyRegexp(`^={3,}`)
 
-	jestSummary = regexp.MustCompile(`^Tests:\s+(.*\d+ total.*)$`)
-	jestFailure = regexp.MustCompile(`^\s+● (.+)$`)
+	jestSummary = lazyRegexp(`^Tests:\s+(.*\d+ total.*)$`)
+	jestFailure = lazyRegexp(`^\s+● (.+)$`)
 
-	vitestSummary = regexp.MustCompile(`^\s*Tests\s+(\d+ (?:failed|passed|skipped|todo).*)$`)
-	vitestFailure = regexp.MustCompile(`^\s*FAIL\s+(\S+) > (.+?)(?: \d+ms)?$`)
+	vitestSummary = lazyRegexp(`^\s*Tests\s+(\d+ (?:failed|passed|skipped|todo).*)$`)
+	vitestFailure = lazyRegexp(`^\s*FAIL\s+(\S+) > (.+?)(?: \d+ms)?$`)
 
-	nodeCount   = regexp.MustCompile(`^(?:ℹ|#) (pass|fail|skipped|todo|cancelled) (\d+)$`)
-	nodeFailure = regexp.MustCompile(`^(\s*)✖ (.+?)(?: \([\d.]+m?s\))?$`)
-	nodeTAPFail = regexp.MustCompile(`^\s*not ok \d+ - (.+?)(?: # .*)?$`)
+	nodeCount   = lazyRegexp(`^(?:ℹ|#) (pass|fail|skipped|todo|cancelled) (\d+)$`)
+	nodeFailure = lazyRegexp(`^(\s*)✖ (.+?)(?: \([\d.]+m?s\))?$`)
+	nodeTAPFail = lazyRegexp(`^\s*not ok \d+ - (.+?)(?: # .*)?$`)
 
-	cargoSummary = regexp.MustCompile(`^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
-	cargoFailure = regexp.MustCompile(`^test (\S+) \.\.\. FAILED$`)
-	cargoSection = regexp.MustCompile(`^---- (\S+) std(?:out|err) ----$`)
+	cargoSummary = lazyRegexp(`^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	cargoFailure = lazyRegexp(`^test (\S+) \.\.\. FAILED$`)
+	cargoSection = lazyRegexp(`^---- (\S+) std(?:out|err) ----$`)
 
-	mochaCount = regexp.MustCompile(`^\s+(\d+) (passing|failing|pending)(?: \(\d+m?s\))?$`)
+	mochaCount = lazyRegexp(`^\s+(\d+) (passing|failing|pending)(?: \(\d+m?s\))?$`)
 
-	plainSummary = regexp.MustCompile(`^(?:\w+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$`)
+	plainSummary = lazyRegexp(`^(?:\w+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$`)
 )
 
 // textParsers, in the order a command aw does not know is read with.
 var textParsers = []*textParser{
 	{name: "pytest", line: func(st *textState, l string) {
 		switch {
-		case pytestSection.MatchString(l):
-			st.section(pytestSection.FindStringSubmatch(l)[1])
-		case pytestRule.MatchString(l):
+		case pytestSection().MatchString(l):
+			st.section(pytestSection().FindStringSubmatch(l)[1])
+		case pytestRule().MatchString(l):
 			st.cur = nil
-			if m := pytestSummary.FindStringSubmatch(l); m != nil {
+			if m := pytestSummary().FindStringSubmatch(l); m != nil {
 				c := counts(m[1])
 				st.count(c["passed"]+c["xpassed"], c["failed"]+c["error"]+c["errors"], c["skipped"]+c["xfailed"])
 			}
-		case pytestFailure.MatchString(l):
-			m := pytestFailure.FindStringSubmatch(l)
+		case pytestFailure().MatchString(l):
+			m := pytestFailure().FindStringSubmatch(l)
 			file, name, _ := strings.Cut(m[2], "::")
 			if name == "" {
 				name, file = file, ""
 			}
 			st.failing(name, file, false)
 		default:
-			if m := pytestSummary.FindStringSubmatch(l); m != nil && strings.Contains(l, " in ") {
+			if m := pytestSummary().FindStringSubmatch(l); m != nil && strings.Contains(l, " in ") {
 				c := counts(m[1])
 				st.count(c["passed"]+c["xpassed"], c["failed"]+c["error"]+c["errors"], c["skipped"]+c["xfailed"])
 				return
@@ -400,13 +401,13 @@ var textParsers = []*textParser{
 		}
 	}},
 	{name: "jest", line: func(st *textState, l string) {
-		if m := jestSummary.FindStringSubmatch(l); m != nil {
+		if m := jestSummary().FindStringSubmatch(l); m != nil {
 			c := counts(m[1])
 			st.count(c["passed"], c["failed"], c["skipped"]+c["todo"])
 			st.cur = nil
 			return
 		}
-		if m := jestFailure.FindStringSubmatch(l); m != nil && m[1] != "Console" {
+		if m := jestFailure().FindStringSubmatch(l); m != nil && m[1] != "Console" {
 			suite, name := "", m[1]
 			if i := strings.LastIndex(name, " › "); i >= 0 {
 				suite = name[:i]
@@ -421,13 +422,13 @@ var textParsers = []*textParser{
 		st.collect(l)
 	}},
 	{name: "vitest", line: func(st *textState, l string) {
-		if m := vitestSummary.FindStringSubmatch(l); m != nil {
+		if m := vitestSummary().FindStringSubmatch(l); m != nil {
 			c := counts(m[1])
 			st.count(c["passed"], c["failed"], c["skipped"]+c["todo"])
 			st.cur = nil
 			return
 		}
-		if m := vitestFailure.FindStringSubmatch(l); m != nil {
+		if m := vitestFailure().FindStringSubmatch(l); m != nil {
 			st.failing(m[2], m[1], true)
 			return
 		}
@@ -438,7 +439,7 @@ var textParsers = []*textParser{
 		st.collect(l)
 	}},
 	{name: "node", line: func(st *textState, l string) {
-		if m := nodeCount.FindStringSubmatch(l); m != nil {
+		if m := nodeCount().FindStringSubmatch(l); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			st.res.counted = true
 			switch m[1] {
@@ -452,7 +453,7 @@ var textParsers = []*textParser{
 			st.cur = nil
 			return
 		}
-		if m := nodeFailure.FindStringSubmatch(l); m != nil {
+		if m := nodeFailure().FindStringSubmatch(l); m != nil {
 			if m[2] == "failing tests:" {
 				st.cur = nil
 				return
@@ -466,7 +467,7 @@ var textParsers = []*textParser{
 			}
 			return
 		}
-		if m := nodeTAPFail.FindStringSubmatch(l); m != nil {
+		if m := nodeTAPFail().FindStringSubmatch(l); m != nil {
 			st.failing(m[1], "", true)
 			return
 		}
@@ -478,17 +479,17 @@ var textParsers = []*textParser{
 	}},
 	{name: "cargo", line: func(st *textState, l string) {
 		switch {
-		case cargoSummary.MatchString(l):
-			m := cargoSummary.FindStringSubmatch(l)
+		case cargoSummary().MatchString(l):
+			m := cargoSummary().FindStringSubmatch(l)
 			p, _ := strconv.Atoi(m[1])
 			f, _ := strconv.Atoi(m[2])
 			i, _ := strconv.Atoi(m[3])
 			st.count(p, f, i)
 			st.cur = nil
-		case cargoFailure.MatchString(l):
-			st.failing(cargoFailure.FindStringSubmatch(l)[1], "", false)
-		case cargoSection.MatchString(l):
-			st.section(cargoSection.FindStringSubmatch(l)[1])
+		case cargoFailure().MatchString(l):
+			st.failing(cargoFailure().FindStringSubmatch(l)[1], "", false)
+		case cargoSection().MatchString(l):
+			st.section(cargoSection().FindStringSubmatch(l)[1])
 		case l == "failures:" || strings.HasPrefix(l, "error: test failed"):
 			st.cur = nil
 		default:
@@ -496,7 +497,7 @@ var textParsers = []*textParser{
 		}
 	}},
 	{name: "mocha", line: func(st *textState, l string) {
-		if m := mochaCount.FindStringSubmatch(l); m != nil {
+		if m := mochaCount().FindStringSubmatch(l); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			switch m[2] {
 			case "passing":
@@ -509,7 +510,7 @@ var textParsers = []*textParser{
 		}
 	}},
 	{name: "plain", line: func(st *textState, l string) {
-		if m := plainSummary.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+		if m := plainSummary().FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			p, _ := strconv.Atoi(m[1])
 			f, _ := strconv.Atoi(m[2])
 			s, _ := strconv.Atoi(m[3])
@@ -525,4 +526,10 @@ func parserNamed(name string) *textParser {
 		}
 	}
 	return textParsers[len(textParsers)-1]
+}
+
+// lazyRegexp compiles a pattern on first use: every aw call pays package
+// init, and only command test reads runners' output.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
