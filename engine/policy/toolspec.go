@@ -369,6 +369,22 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 		c.refuse(DeniedPattern, exe, "", "`%s %s` is missing the option's value; give it", exe, as)
 		return nil
 	}
+	// value gives u the value written after "=", or the next word when the
+	// option requires one; false after refusing a missing value.
+	value := func(u *used, i *int, val string, eq bool) bool {
+		switch {
+		case eq:
+			u.val, u.given = word{text: val}, true
+		case u.o.arg == required:
+			v, ok := next(i)
+			if !ok {
+				missing(u.as)
+				return false
+			}
+			u.val, u.given = v, true
+		}
+		return true
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		s := a.text
@@ -391,15 +407,8 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 				return nil
 			}
 			u := used{o: o, as: s}
-			switch {
-			case eq:
-				u.val, u.given = word{text: val}, true
-			case o.arg == required:
-				v, ok := next(&i)
-				if !ok {
-					return missing(s)
-				}
-				u.val, u.given = v, true
+			if !value(&u, &i, val, eq) {
+				return nil
 			}
 			call.opts = append(call.opts, u)
 			if o.eff == eRest {
@@ -472,15 +481,8 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 				return nil
 			}
 			u := used{o: o, as: s}
-			switch {
-			case eq:
-				u.val, u.given = word{text: val}, true
-			case o.arg == required:
-				v, ok := next(&i)
-				if !ok {
-					return missing(s)
-				}
-				u.val, u.given = v, true
+			if !value(&u, &i, val, eq) {
+				return nil
 			}
 			call.opts = append(call.opts, u)
 		case strings.HasPrefix(s, "--") || t.mode == exact:
@@ -508,18 +510,12 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 				return nil
 			}
 			u := used{o: o, as: s}
-			switch {
-			case eq && o.arg == noArg:
+			if eq && o.arg == noArg {
 				c.refuse(DeniedPattern, exe, "", "`%s %s` gives a value to an option that takes none; %s would refuse it", exe, s, exe)
 				return nil
-			case eq:
-				u.val, u.given = word{text: val}, true
-			case o.arg == required:
-				v, ok := next(&i)
-				if !ok {
-					return missing(s)
-				}
-				u.val, u.given = v, true
+			}
+			if !value(&u, &i, val, eq) {
+				return nil
 			}
 			call.opts = append(call.opts, u)
 		default:
