@@ -20,12 +20,6 @@ import (
 // of several is INVALID_INPUT naming them; anything else is left for the
 // action to refuse as it always has (NOT_FOUND).
 var idKinds = map[string]func(ws *workspace.Workspace) []string{
-	"tx":       dirIDs("transactions"),
-	"job":      dirIDs("jobs"),
-	"board":    dirIDs("tasks"),
-	"research": dirIDs("research"),
-	"plan":     dirIDs("plans"),
-	"session":  dirIDs("browser"),
 	"approval": func(ws *workspace.Workspace) []string {
 		s, err := gate.Load(ws, time.Now())
 		if err != nil {
@@ -37,6 +31,15 @@ var idKinds = map[string]func(ws *workspace.Workspace) []string{
 		}
 		return ids
 	},
+}
+
+// idDirs are the kinds whose ids name entries of a store directory.
+var idDirs = map[string]string{"tx": "transactions", "job": "jobs", "board": "tasks", "research": "research", "plan": "plans", "session": "browser"}
+
+func init() {
+	for kind, dir := range idDirs {
+		idKinds[kind] = dirIDs(dir)
+	}
 }
 
 // dirIDs lists the ids that name entries (directories, or NAME.json files)
@@ -96,6 +99,14 @@ func expandID(ws *workspace.Workspace, field, given string) (string, error) {
 	kind, _, ok := strings.Cut(given, "_")
 	if !ok || idKinds[kind] == nil {
 		return given, nil
+	}
+	// The common case, a whole id, costs one stat rather than a listing.
+	if dir := idDirs[kind]; dir != "" {
+		for _, name := range []string{given, given + ".json"} {
+			if _, err := os.Lstat(ws.StatePath(dir, name)); err == nil {
+				return given, nil
+			}
+		}
 	}
 	var matches []string
 	for _, id := range IDs(ws, kind) {
