@@ -45,8 +45,6 @@ navigating, and while an aw call is attached every request of the page
 (subresources, redirect hops) is checked too. Between calls nothing watches
 the page: scripts a page runs on its own timers are not checked then.
 A session unused for 30 minutes is closed by the next browser call.`,
-		Args: cobra.ArbitraryArgs,
-		RunE: a.needsAction,
 	}
 	open := a.verb(dispatch.Browser, "open", "open [URL]", nil, func(req any, args []string) {
 		if len(args) > 0 {

@@ -41,8 +41,6 @@ read rather than guessed from text.
 
 A failing command is data, not an error: run exits 0 whenever the command
 ran; read data.exitCode, data.timedOut and data.cancelled.`,
-		Args: cobra.ArbitraryArgs,
-		RunE: a.needsAction,
 	}
 	for _, action := range []string{"run", "start"} {
 		timeoutHelp := "seconds before the process tree is killed (default and cap: commands.maxSeconds)"

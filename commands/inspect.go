@@ -18,8 +18,6 @@ func (a *app) inspectCmd() *cobra.Command {
 		Long: `Read the workspace: files, searches, and the state an agent needs to
 recover after its context was compacted. Never gated, never writes a
 workspace file.`,
-		Args: cobra.ArbitraryArgs,
-		RunE: a.needsAction,
 	}
 
 	capabilities := a.verb(dispatch.Inspect, "capabilities", "capabilities", nil, nil)

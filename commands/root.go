@@ -190,6 +190,10 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 		}
 		c := n.build()
 		c.GroupID = n.group
+		if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = a.needsAction
+		}
 		root.AddCommand(c)
 	}
 	a.completeIDs(root)
@@ -277,8 +281,13 @@ func usageError(err error, cmd *cobra.Command) error {
 }
 
 // needsAction is the RunE of a noun called without one of its actions (or
-// with an unknown one): an INVALID_INPUT envelope that lists the actions.
+// with an unknown one): an INVALID_INPUT envelope that lists the actions,
+// so a script learns it called nothing. A human at a terminal who typed the
+// bare noun gets its help instead, as gh does.
 func (a *app) needsAction(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 && a.io.Terminal(a.io.Out) {
+		return cmd.Help()
+	}
 	var names []string
 	for _, c := range cmd.Commands() {
 		if c.IsAvailableCommand() {

@@ -84,7 +84,7 @@ func reference(root *cobra.Command) []byte {
 			return
 		}
 		row := rows[c.Annotations[commands.OperationAnnotation]]
-		if row == nil && !c.Runnable() {
+		if row == nil && (!c.Runnable() || c.HasSubCommands()) {
 			return // a noun: its verbs follow
 		}
 		p("\n### %s\n\n%s\n\n```\n%s\n```\n\n", c.CommandPath(), cell(c.Short), c.UseLine())
