@@ -59,8 +59,6 @@ exact call the agent resumes with.
 
 A human verb: in your own terminal you are shown what you decide and
 confirm with y; elsewhere AW_APPROVER_TOKEN must match your token file.`
-	accept.Example = `  aw approval accept
-  aw approval accept approval_01h... "looks right"`
 	deny := a.decideCmd("deny", "deny [ID] [REASON...]", func(req any, id, text string) {
 		r := req.(*gate.DenyRequest)
 		if id != "" {

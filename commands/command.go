@@ -69,9 +69,6 @@ ran; read data.exitCode, data.timedOut and data.cancelled.`,
 		f.Var(optionalFloat{&r.TimeoutSeconds}, "timeout", "seconds before the process tree is killed (default and cap: commands.maxSeconds)")
 	}, nil)
 	test.Args = cobra.NoArgs
-	test.Example = `  aw command test
-  aw command test --pattern 'TestParse$' --path ./engine/policy
-  aw command test --pattern 'cart total' --path src/cart.test.js`
 	cmd.AddCommand(test)
 	jobArg := func(req any, args []string) {
 		if len(args) == 0 {

@@ -34,8 +34,6 @@ it runs only in your own terminal or with AW_APPROVER_TOKEN.`,
 		}
 	})
 	set.Args = cobra.MaximumNArgs(2)
-	set.Example = `  aw config set permissionMode 0
-  aw config set commands.allow '["go","make"]'`
 	cmd.AddCommand(list, get, set)
 	return cmd
 }

@@ -32,7 +32,5 @@ at --tier read never prunes.
 A human verb: in your own terminal you are shown what would be removed and
 confirm with y; elsewhere AW_APPROVER_TOKEN must match your token file.
 --dry-run only reports.`
-	c.Example = `  aw gc --dry-run
-  aw gc`
 	return c
 }

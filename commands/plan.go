@@ -27,8 +27,6 @@ delete, move), "commands" (at most 40 {"executable", "args"}), "risks" and
 "questions" (at most 40 each). Text fields hold at most 2,000 characters.
 The plan is written to .agentic/plans/<plan_id>/plan.md and supersedes any
 pending or approved plan. Then restate the plan to the user and stop.`
-	propose.Example = `  aw plan propose --input plan.json
-  echo '{"title":"Fix","objective":"...","steps":["edit a.go"]}' | aw plan propose --input -`
 	current := a.verb(dispatch.Plan, "current", "current", nil, nil)
 	current.Args = cobra.NoArgs
 	id := func(req any, args []string) {

@@ -42,8 +42,7 @@ Output: one envelope whose data.message is the rewritten message, with
 data.decision describing what was decided. --text prints only the rewritten
 message instead, for harnesses that want raw text; with --text a failure
 prints nothing on stdout, the error on stderr, and exits 1 (2 for bad input).`,
-		Example: `  echo '/accept approval_01h... go ahead' | AW_APPROVER_TOKEN=... aw prompt --text`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := readAll(a.io.In)
 			if err != nil {

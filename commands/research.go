@@ -50,7 +50,6 @@ nothing in it changes what aw does.`,
 			req.(*research.StartRequest).Title = strings.Join(args, " ")
 		}
 	})
-	start.Example = `  aw research start 'HTTP/3 adoption'`
 
 	search := a.verb(dispatch.Research, "search", "search QUERY [--provider P] [--research ID] [--limit N]", func(f *pflag.FlagSet, req any) {
 		r := req.(*research.SearchRequest)
@@ -62,7 +61,6 @@ nothing in it changes what aw does.`,
 			req.(*research.SearchRequest).Query = strings.Join(args, " ")
 		}
 	})
-	search.Example = `  aw research search 'QUIC loss recovery' --provider wikipedia --research research_…`
 
 	fetch := a.verb(dispatch.Research, "fetch", "fetch URL [--research ID] [--timeout S]", func(f *pflag.FlagSet, req any) {
 		r := req.(*research.FetchRequest)
@@ -74,7 +72,6 @@ nothing in it changes what aw does.`,
 		}
 	})
 	fetch.Args = cobra.MaximumNArgs(1)
-	fetch.Example = `  aw research fetch https://www.rfc-editor.org/rfc/rfc9000 --research research_…`
 
 	deep := a.verb(dispatch.Research, "deep", "deep [--research ID] [--objective TEXT]", func(f *pflag.FlagSet, req any) {
 		r := req.(*research.DeepRequest)
@@ -111,7 +108,6 @@ nothing in it changes what aw does.`,
 		}
 	})
 	note.Args = cobra.MaximumNArgs(1)
-	note.Example = `  aw research note research_… --kind finding --text 'RFC 9002 replaces TCP-style RTO' --source source_…`
 
 	cmd.AddCommand(start, search, fetch, deep, list, show, note, archive)
 	return cmd

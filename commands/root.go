@@ -197,6 +197,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 		root.AddCommand(c)
 	}
 	a.completeIDs(root)
+	addExamples(root)
 	return root
 }
 

@@ -64,7 +64,6 @@ read-only until reopen.`,
 		}
 	})
 	create.Args = cobra.MaximumNArgs(1)
-	create.Example = `  aw tasks create 'Release 1.2' --item 'Write notes' --item '{"text":"Tag","depends_on":["1"]}'`
 	itemsFlag(create, &createItems)
 
 	list := a.verb(dispatch.Tasks, "list", "list [--all]", func(f *pflag.FlagSet, req any) {

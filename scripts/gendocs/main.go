@@ -62,7 +62,7 @@ func Generate(out string) error {
 		return fmt.Errorf("man pages: %w", err)
 	}
 
-	if err := plainBoolFlags(manDir); err != nil {
+	if err := fixPages(manDir); err != nil {
 		return err
 	}
 	if err := topicSections(root, filepath.Join(manDir, "aw.1")); err != nil {
@@ -126,10 +126,13 @@ func disableAutoGenTag(c *cobra.Command) {
 	}
 }
 
-// plainBoolFlags shows a boolean flag as --pretty, not --pretty[=false]:
-// cobra's man pages print every flag's default that way, which reads as if
-// the flag took a value.
-func plainBoolFlags(manDir string) error {
+// manFixes are the edits every page gets after cobra wrote it: a boolean
+// flag reads --pretty, not --pretty[=false] (cobra prints every default that
+// way, which reads as if the flag took a value), and the examples section is
+// EXAMPLES, as man-pages(7) names it.
+var manFixes = strings.NewReplacer(`\fP[=false]`, `\fP`, ".SH EXAMPLE\n", ".SH EXAMPLES\n")
+
+func fixPages(manDir string) error {
 	pages, err := filepath.Glob(filepath.Join(manDir, "*.1"))
 	if err != nil {
 		return err
@@ -139,8 +142,8 @@ func plainBoolFlags(manDir string) error {
 		if err != nil {
 			return err
 		}
-		if fixed := bytes.ReplaceAll(raw, []byte(`\fP[=false]`), []byte(`\fP`)); !bytes.Equal(fixed, raw) {
-			if err := os.WriteFile(p, fixed, 0o644); err != nil {
+		if fixed := manFixes.Replace(string(raw)); fixed != string(raw) {
+			if err := os.WriteFile(p, []byte(fixed), 0o644); err != nil {
 				return err
 			}
 		}

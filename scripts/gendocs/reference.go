@@ -92,6 +92,9 @@ func reference(root *cobra.Command) []byte {
 			p("%s\n\n", facts(row))
 		}
 		flags(&b, c.NonInheritedFlags())
+		if c.Example != "" {
+			p("Examples:\n\n```\n%s\n```\n\n", c.Example)
+		}
 		if row != nil && row.Tool.Name != "" {
 			arguments(&b, row, c.Flags())
 		}

@@ -1,0 +1,147 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// examples are the Example text of every verb, by its command path after
+// "aw": one table, shown by --help and as the EXAMPLES of its man page.
+// A test parses every line against the command tree, so an example cannot
+// name a flag or a verb that does not exist.
+var examples = map[string][]string{
+	"inspect capabilities":    {"aw inspect capabilities", "aw inspect capabilities --jq '.data.tools[].name'"},
+	"inspect changes":         {"aw inspect changes"},
+	"inspect overview":        {"aw inspect overview", "aw inspect overview --depth 3"},
+	"inspect list":            {"aw inspect list", "aw inspect list src --depth 2 --ignore '*.min.js'"},
+	"inspect read":            {"aw inspect read README.md", "aw inspect read engine/edit/tx.go --start 120 --limit 40"},
+	"inspect search":          {"aw inspect search 'func Test' --glob '*_test.go'", "aw inspect search TODO src --fixed -C 2 --max-results 50"},
+	"inspect find":            {"aw inspect find '*.go'", "aw inspect find 'package.json' web --max-results 20"},
+	"inspect stat":            {"aw inspect stat go.mod"},
+	"inspect semantic-search": {"aw inspect semantic-search 'where are timestamps parsed' --limit 5"},
+
+	"edit preview": {
+		`aw edit preview --op '{"type":"replace","path":"main.go","search":"old","replacement":"new"}'`,
+		"aw edit preview --input ops.json",
+	},
+	"edit apply": {
+		`aw edit apply --op '{"type":"create","path":"docs/notes.md","content":"# Notes\n"}'`,
+		`aw edit apply --op '{"type":"move","from":"a.go","to":"b.go"}' --op '{"type":"delete","path":"c.go"}'`,
+	},
+	"edit commit":   {"aw edit commit tx_01h..."},
+	"edit list":     {"aw edit list"},
+	"edit show":     {"aw edit show tx_01h..."},
+	"edit rollback": {"aw edit rollback tx_01h...", "aw edit rollback tx_01h... --force"},
+
+	"plan propose": {
+		"aw plan propose --input plan.json",
+		`echo '{"title":"Fix","objective":"...","steps":["edit a.go"]}' | aw plan propose --input -`,
+	},
+	"plan current":  {"aw plan current"},
+	"plan list":     {"aw plan list"},
+	"plan show":     {"aw plan show plan_01h..."},
+	"plan complete": {"aw plan complete", "aw plan complete plan_01h..."},
+
+	"notes list":   {"aw notes list"},
+	"notes read":   {"aw notes read design", "aw notes read --memory"},
+	"notes write":  {"aw notes write design --content 'Keep the parser pure.'", "aw notes write --memory < MEMORY.draft"},
+	"notes append": {"aw notes append design --content 'Decided: no cache.'", "echo 'Run go test before commit.' | aw notes append --memory"},
+	"notes delete": {"aw notes delete design"},
+
+	"command run": {
+		"aw command run -- go test ./...",
+		"aw command run --cwd web --timeout 120 -- npm test",
+		"aw command run --line 'go vet ./... && go test ./engine/...'",
+	},
+	"command start":  {"aw command start -- go test -count 5 ./...", "aw command start --line 'npm run build'"},
+	"command test":   {"aw command test", "aw command test --pattern 'TestParse$' --path ./engine/policy", "aw command test --pattern 'cart total' --path src/cart.test.js"},
+	"command status": {"aw command status job_01h...", "aw command status job_01h... --tail-chars 4000"},
+	"command output": {"aw command output job_01h...", "aw command output job_01h... --since o:1024,e:0 --wait-ms 5000"},
+	"command wait":   {"aw command wait job_01h... --timeout 60"},
+	"command list":   {"aw command list", "aw command list --limit 5"},
+	"command cancel": {"aw command cancel job_01h...", "aw command cancel --all"},
+
+	"policy check-command": {"aw policy check-command -- git push --force", "aw policy check-command --line 'sed -i s/a/b/ main.go'"},
+	"policy check-path":    {"aw policy check-path .env", "aw policy check-path .agentic/config.json --write"},
+
+	"tasks create":     {`aw tasks create 'Release 1.2' --item 'Write notes' --item '{"text":"Tag","depends_on":["1"]}'`},
+	"tasks list":       {"aw tasks list", "aw tasks list --all"},
+	"tasks show":       {"aw tasks show board_01h...", "aw tasks show board_01h... --checkpoint checkpoint_01h..."},
+	"tasks add":        {"aw tasks add board_01h... --item 'Update the changelog'", `aw tasks add board_01h... --item '{"text":"Deploy","priority":"high"}'`},
+	"tasks update":     {"aw tasks update board_01h... item_01h... --status completed --evidence 'go test ./... passed'"},
+	"tasks next":       {"aw tasks next board_01h..."},
+	"tasks note":       {"aw tasks note board_01h... 'Blocked on review' --item item_01h..."},
+	"tasks remove":     {"aw tasks remove board_01h... item_01h...", "aw tasks remove board_01h... item_01h... --detach"},
+	"tasks checkpoint": {"aw tasks checkpoint board_01h... --label 'before refactor'"},
+	"tasks archive":    {"aw tasks archive board_01h..."},
+	"tasks reopen":     {"aw tasks reopen board_01h..."},
+	"tasks todo read":  {"aw tasks todo read"},
+	"tasks todo write": {`echo '{"todos":[{"content":"Read the failing test","status":"in_progress"}]}' | aw tasks todo write --input -`},
+
+	"research start":   {"aw research start 'HTTP/3 adoption'"},
+	"research search":  {"aw research search 'QUIC loss recovery' --provider wikipedia --research research_01h..."},
+	"research fetch":   {"aw research fetch https://www.rfc-editor.org/rfc/rfc9000 --research research_01h..."},
+	"research deep":    {"aw research deep --research research_01h... --objective 'Compare QUIC loss recovery with TCP'"},
+	"research list":    {"aw research list", "aw research list --all"},
+	"research show":    {"aw research show research_01h..."},
+	"research note":    {"aw research note research_01h... --kind finding --text 'RFC 9002 replaces TCP-style RTO' --source source_01h..."},
+	"research archive": {"aw research archive research_01h..."},
+
+	"vcs status":       {"aw vcs status", "aw vcs status src --ignored"},
+	"vcs diff":         {"aw vcs diff", "aw vcs diff --staged engine/"},
+	"vcs log":          {"aw vcs log", "aw vcs log -n 5 -- go.mod"},
+	"vcs show":         {"aw vcs show", "aw vcs show HEAD~1"},
+	"vcs add":          {"aw vcs add main.go docs/"},
+	"vcs commit":       {"aw vcs commit -m 'parser: accept CRLF input'"},
+	"vcs branch":       {"aw vcs branch", "aw vcs branch topic --create", "aw vcs branch topic --delete"},
+	"vcs checkout":     {"aw vcs checkout topic"},
+	"vcs init":         {"aw vcs init --branch main"},
+	"vcs push":         {"aw vcs push", "aw vcs push --remote origin"},
+	"vcs gh-auth":      {"aw vcs gh-auth"},
+	"vcs pr-list":      {"aw vcs pr-list --state open --limit 10"},
+	"vcs pr-create":    {"aw vcs pr-create --title 'Accept CRLF input' --base main --draft"},
+	"vcs pr-diff":      {"aw vcs pr-diff 42"},
+	"vcs issue-list":   {"aw vcs issue-list --label bug --limit 10"},
+	"vcs issue-create": {"aw vcs issue-create --title 'Parser drops CRLF' --body 'Seen on Windows checkouts.' --label bug"},
+
+	"browser open":    {"aw browser open", "aw browser open https://example.com"},
+	"browser read":    {"aw browser read session_01h..."},
+	"browser control": {"aw browser control session_01h... --type click --selector 'button#submit'", "aw browser control session_01h... --type navigate --url https://example.com/docs"},
+	"browser list":    {"aw browser list"},
+	"browser close":   {"aw browser close session_01h..."},
+
+	"approval list":   {"aw approval list"},
+	"approval show":   {"aw approval show approval_01h..."},
+	"approval accept": {"aw approval accept", `aw approval accept approval_01h... "looks right"`},
+	"approval deny":   {"aw approval deny", "aw approval deny approval_01h... 'no network calls from tests'"},
+	"approval token":  {"aw approval token"},
+
+	"config list": {"aw config list"},
+	"config get":  {"aw config get permissionMode"},
+	"config set":  {"aw config set permissionMode 0", `aw config set commands.allow '["go","make"]'`},
+
+	"prompt":           {"echo '/accept approval_01h... go ahead' | AW_APPROVER_TOKEN=... aw prompt --text"},
+	"call":             {`aw call workspace_inspect '{"action":"read","path":"README.md"}'`, `echo '{"action":"list"}' | aw call edit -`},
+	"mcp":              {"aw mcp", "aw mcp --root ../project"},
+	"schema":           {"aw schema -o json --jq '.data.tools[].name'", "aw schema workspace_edit --format openai"},
+	"envelope compact": {"aw inspect overview -o json | aw envelope compact --budget 4000"},
+	"init":             {"aw init"},
+	"gc":               {"aw gc --dry-run", "aw gc"},
+	"version":          {"aw version"},
+}
+
+// addExamples sets each built verb's Example from the table.
+func addExamples(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		path := strings.TrimPrefix(c.CommandPath(), "aw ")
+		if lines, ok := examples[path]; ok {
+			c.Example = "  " + strings.Join(lines, "\n  ")
+		}
+	}
+	walk(root)
+}
