@@ -198,6 +198,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	}
 	a.completeIDs(root)
 	addExamples(root)
+	ownBashCompletion(root)
 	return root
 }
 

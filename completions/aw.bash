@@ -1,3 +1,25 @@
+# aw: stand-ins for bash-completion's helpers, used only when it is absent.
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+_get_comp_words_by_ref() {
+    local line=${COMP_LINE:0:COMP_POINT}
+    read -ra words <<< "$line"
+    [[ -z $line || $line == *[[:blank:]] ]] && words+=("")
+    cword=$(( ${#words[@]} - 1 ))
+    cur=${words[cword]}
+    prev=${words[cword-1]:-}
+}
+fi
+if ! declare -F _filedir >/dev/null 2>&1; then
+_filedir() {
+    local IFS=$'\n'
+    if [[ ${1-} == -d ]]; then
+        COMPREPLY+=( $(compgen -d -- "$cur") )
+    else
+        COMPREPLY+=( $(compgen -f -- "$cur") )
+    fi
+}
+fi
+
 # bash completion V2 for aw                                   -*- shell-script -*-
 
 __aw_debug()

@@ -79,7 +79,7 @@ func Generate(out string) error {
 		name string
 		gen  func(*bytes.Buffer) error
 	}{
-		{"aw.bash", func(b *bytes.Buffer) error { return root.GenBashCompletionV2(b, true) }},
+		{"aw.bash", func(b *bytes.Buffer) error { return commands.WriteBashCompletion(root, b) }},
 		{"aw.zsh", func(b *bytes.Buffer) error { return root.GenZshCompletion(b) }},
 		{"aw.fish", func(b *bytes.Buffer) error { return root.GenFishCompletion(b, true) }},
 		{"aw.ps1", func(b *bytes.Buffer) error { return root.GenPowerShellCompletionWithDesc(b) }},
