@@ -62,6 +62,22 @@ func groupLeft(pgid int) []string {
 	return out
 }
 
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := proc.Read(child); ok && st.Parent == pid {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
 // waitFor polls the job's status until it leaves running.
 func waitFor(t *testing.T, dir, id string, within time.Duration) Result {
 	t.Helper()
@@ -416,12 +432,27 @@ func TestCommandCancelKillsTree(t *testing.T) {
 	if n := len(procsWith(nap)); n < 2 {
 		t.Fatalf("the job should have two sleeps, has %d", n)
 	}
+	// Under bubblewrap the job's process has one child, the init of the
+	// sandbox's PID namespace: it must be reaped by the time cancel
+	// returns, not left running or a zombie.
+	var inits []int
+	if str(t, r, ".data.sandbox.mechanism") == "bubblewrap" {
+		inits = childrenOf(pgid)
+		if len(inits) != 1 {
+			t.Fatalf("the sandbox should have one init under pid %d, has %v", pgid, inits)
+		}
+	}
 	c := runAW(t, dir, nil, "command", "cancel", id)
 	if c.Code != 0 || c.field(t, ".data.status") != "cancelled" || c.field(t, ".data.cancelled") != true || c.field(t, ".data.timedOut") != false {
 		t.Fatalf("cancel: %s", c.Stdout)
 	}
 	if left := append(groupLeft(pgid), procsWith(nap)...); len(left) > 0 {
 		t.Fatalf("processes survived the cancel: %v", left)
+	}
+	for _, pid := range inits {
+		if st, ok := proc.Read(pid); ok {
+			t.Fatalf("the sandbox's init %d is left behind in state %c", pid, st.State)
+		}
 	}
 	again := runAW(t, dir, nil, "command", "cancel", id)
 	want := id + " was already cancelled before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job."

@@ -59,6 +59,7 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
+	becomeSubreaper()
 	begin := time.Now()
 	if err := cmd.Start(); err != nil {
 		code := envelope.Internal
@@ -124,6 +125,7 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 	// What the command left behind in its group goes with it: a job is
 	// over when its process is, and no stray child outlives it.
 	signalGroup(pid, syscall.SIGKILL)
+	reapOrphans(killGrace)
 
 	mu.Lock()
 	why := reason

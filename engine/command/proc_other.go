@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/agentic-workspace/aw/engine/proc"
 )
@@ -27,3 +28,5 @@ func signalGroup(pid int, sig syscall.Signal) error {
 func groupAlive(pid int) bool { return proc.Alive(pid, 0) }
 
 func signalName(sig syscall.Signal) string { return "signal " + strconv.Itoa(int(sig)) }
+
+func reapOrphans(d time.Duration) {}

@@ -5,8 +5,10 @@ package command
 import (
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/agentic-workspace/aw/engine/proc"
 )
@@ -36,15 +38,15 @@ func groupAlive(pgid int) bool {
 	}
 	// Where /proc exists, zombies that nobody reaps (a container without
 	// an init) do not count as a living tree.
-	if members, ok := groupMembers(pgid); ok {
+	if members, ok := processes(func(st proc.Stat) bool { return st.Group == pgid && st.Living() }); ok {
 		return len(members) > 0
 	}
 	return true
 }
 
-// groupMembers lists the living (non-zombie) processes of group pgid from
-// /proc; ok is false where /proc is not available.
-func groupMembers(pgid int) (pids []int, ok bool) {
+// processes lists the processes whose /proc stat matches; ok is false
+// where /proc is not available.
+func processes(match func(proc.Stat) bool) (pids []int, ok bool) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, false
@@ -54,11 +56,54 @@ func groupMembers(pgid int) (pids []int, ok bool) {
 		if err != nil {
 			continue
 		}
-		if st, ok := proc.Read(pid); ok && st.Group == pgid && st.Living() {
+		if st, ok := proc.Read(pid); ok && match(st) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids, true
+}
+
+// reapOrphans waits, at most d, for the sandbox inits a job left
+// re-parented to this process (see becomeSubreaper) and reaps them, so a
+// job is recorded as ended only when nothing of it runs. A sandbox's inner
+// init, the first process of its own PID namespace, outlives the sandbox's
+// outer process for as long as the kernel takes to kill and reap the rest
+// of that namespace (its exit completes only then), and it would stay a
+// zombie in a container whose init reaps nothing. What is still alive
+// after d is killed.
+func reapOrphans(d time.Duration) {
+	self := os.Getpid()
+	ours, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(d)
+	// An init seen once is waited for even after its namespace link can
+	// no longer be read (a zombie's cannot).
+	seen := map[int]bool{}
+	for {
+		kids, _ := processes(func(st proc.Stat) bool { return st.Parent == self })
+		inits := slices.DeleteFunc(kids, func(pid int) bool {
+			if seen[pid] {
+				return false
+			}
+			ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/pid")
+			seen[pid] = err == nil && ns != ours
+			return !seen[pid]
+		})
+		if len(inits) == 0 {
+			return
+		}
+		late := time.Now().After(deadline)
+		for _, pid := range inits {
+			if late {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			var ws syscall.WaitStatus
+			syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // signalName names a signal the way a shell user knows it.
