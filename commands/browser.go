@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,7 +45,9 @@ unspecified addresses: the URL's resolved address is checked before
 navigating, and while an aw call is attached every request of the page
 (subresources, redirect hops) is checked too. Between calls nothing watches
 the page: scripts a page runs on its own timers are not checked then.
-A session unused for 30 minutes is closed by the next browser call.`,
+A session closes by itself after browser.idleSeconds unused (30 minutes
+by default), or when the workspace or its files are removed; opening more
+than browser.maxSessions (4) closes the one unused the longest.`,
 	}
 	open := a.verb(dispatch.Browser, "open", "open [URL]", nil, func(req any, args []string) {
 		if len(args) > 0 {
@@ -103,6 +106,29 @@ A session unused for 30 minutes is closed by the next browser call.`,
 	})
 	open.Args, read.Args, closeCmd.Args, list.Args = cobra.MaximumNArgs(1), cobra.MaximumNArgs(1), cobra.MaximumNArgs(1), cobra.NoArgs
 	control.Args = cobra.MaximumNArgs(3)
-	cmd.AddCommand(open, read, control, list, closeCmd)
+	cmd.AddCommand(open, read, control, list, closeCmd, a.watchCmd())
 	return cmd
+}
+
+// watchCmd is a session's watchdog, which open starts beside Chromium.
+// Hidden: nobody else calls it, and all it can do is end a session that
+// is idle or whose files are gone.
+func (a *app) watchCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "watch SESSION PID START",
+		Hidden: true,
+		Args:   cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root := a.root
+			if root == "" {
+				root = a.io.Dir
+			}
+			pid, _ := strconv.Atoi(args[1])
+			start, _ := strconv.ParseUint(args[2], 10, 64)
+			if err := browser.Watch(root, args[0], pid, start); err != nil {
+				a.exitCode = ExitFailed
+			}
+			return nil
+		},
+	}
 }

@@ -411,11 +411,17 @@ func TestBrowserListDeadAndReap(t *testing.T) {
 		t.Fatalf("close dead: %s", r.Stdout)
 	}
 
-	// Make b look idle for an hour: the next call ends it.
+	// Make b look idle for an hour with its watchdog killed: the next
+	// call ends it all the same.
 	path := filepath.Join(dir, ".agentic", "browser", idB+".json")
 	var sessB map[string]any
 	raw, _ = os.ReadFile(path)
 	json.Unmarshal(raw, &sessB)
+	watchdog, _ := sessB["watchdogPid"].(float64)
+	if watchdog <= 0 {
+		t.Fatalf("session %s has no watchdog: %s", idB, raw)
+	}
+	syscall.Kill(int(watchdog), syscall.SIGKILL)
 	sessB["lastUsedAt"] = time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)
 	raw, _ = json.Marshal(sessB)
 	os.WriteFile(path, raw, 0o600)

@@ -20,8 +20,12 @@
 // a URL checked before Chromium sees it, and research.allowPrivateNetwork
 // stays off unless a human turns it on.
 //
-// A session unused for IdleLimit (30 minutes) is ended by the next browser
-// call of any aw process.
+// Nothing outlives its use: each session has a watchdog process (see
+// Watch) that ends it after browser.idleSeconds unused (30 minutes by
+// default) or when its workspace, record or profile disappears; the next
+// browser call of any aw also ends idle sessions, should the watchdog have
+// been killed. browser.maxSessions caps the live sessions of a workspace:
+// opening one more closes the one unused the longest.
 package browser
 
 import (
@@ -29,6 +33,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -100,6 +105,9 @@ type PageResult struct {
 	ScrollY      *float64 `json:"scrollY,omitempty"`
 	Blocked      []string `json:"blocked,omitempty"`
 	Reaped       []string `json:"reaped,omitempty"`
+	// Evicted is the session open closed to stay within
+	// browser.maxSessions.
+	Evicted string `json:"evicted,omitempty"`
 	// Sandbox is the OS sandbox Chromium runs in (set when the session
 	// opens, and on every page envelope after).
 	Sandbox    *sandbox.Report `json:"sandbox,omitempty"`
@@ -110,8 +118,8 @@ type PageResult struct {
 type ListResult struct {
 	Sessions []SessionInfo `json:"sessions"`
 	Reaped   []string      `json:"reaped,omitempty"`
-	// IdleLimitSeconds is how long a session may go unused before the next
-	// browser call ends it.
+	// IdleLimitSeconds is how long a session may go unused before it ends
+	// (browser.idleSeconds).
 	IdleLimitSeconds int64 `json:"idleLimitSeconds"`
 }
 
@@ -126,7 +134,7 @@ type CloseResult struct {
 }
 
 // prologue is what every call does first: refuse where sessions cannot
-// work, and end sessions idle past IdleLimit.
+// work, and end sessions idle past their limit.
 func prologue(ws *workspace.Workspace) ([]string, error) {
 	if !supported {
 		return nil, envelope.Errorf(envelope.ToolDisabled, "browser sessions need a Unix-like system (process groups); use aw research fetch here")
@@ -164,6 +172,10 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
+	evicted, err := makeRoom(ws)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
 	id := store.NewID("session")
 	dir := sessionDir(ws.Store, id)
 	unlock, err := lockFile(lockPath(ws.Store, id))
@@ -182,12 +194,17 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 		ID: id, Pid: p.pid, ProcessStart: p.start, Executable: exe, WebSocketURL: p.wsURL, Port: p.port,
 		UserDataDir: dir + string(os.PathSeparator) + "profile", TargetID: p.target,
 		URL: "about:blank", CreatedAt: now, LastUsedAt: now, Sandbox: &p.sandbox,
+		IdleSeconds: int64(ws.Settings.Browser.IdleSeconds),
 	}
 	if err := save(ws.Store, sess); err != nil {
 		end(ws.Store, sess)
 		return envelope.Envelope{}, err
 	}
-	res := &PageResult{SessionID: id, URL: "about:blank", Reaped: reaped, Sandbox: sess.Sandbox}
+	if err := startWatch(ws.Store, ws.Root, sess); err != nil {
+		end(ws.Store, sess)
+		return envelope.Envelope{}, envelope.Errorf(envelope.Internal, "cannot start the watchdog of browser session %s (%v), so it was closed: a session nothing watches could outlive its use", id, err)
+	}
+	res := &PageResult{SessionID: id, URL: "about:blank", Reaped: reaped, Evicted: evicted, Sandbox: sess.Sandbox}
 	if req.URL != "" {
 		t, err := attach(ctx, sess, guard)
 		if err != nil {
@@ -224,12 +241,46 @@ func Open(ctx context.Context, ws *workspace.Workspace, req *OpenRequest) (envel
 	if res.Title != "" {
 		where = fmt.Sprintf("%s (%q)", res.URL, envelope.Clip(res.Title, 100))
 	}
-	env := envelope.New("", fmt.Sprintf("Opened browser session %s (Chromium pid %d) at %s. Read it with `aw browser read %s`; close it with `aw browser close %s` (idle sessions close after %s).", id, p.pid, where, id, id, IdleLimit), res)
+	summary := fmt.Sprintf("Opened browser session %s (Chromium pid %d) at %s. Read it with `aw browser read %s`; close it with `aw browser close %s` (it closes by itself after %s unused).", id, p.pid, where, id, id, sess.idleLimit())
+	if evicted != "" {
+		summary += fmt.Sprintf(" Session %s, unused the longest, was closed to stay within browser.maxSessions (%d).", evicted, ws.Settings.Browser.MaxSessions)
+	}
+	env := envelope.New("", summary, res)
 	env.Retention.Importance = envelope.High
 	env.Fact("browser session %s open at %s (pid %d)", id, envelope.Clip(res.URL, 200), p.pid)
 	env.Fact("browser %s", p.sandbox.Summary())
+	if evicted != "" {
+		env.Fact("browser session %s closed: browser.maxSessions is %d", evicted, ws.Settings.Browser.MaxSessions)
+	}
 	factReaped(&env, reaped)
 	return env, nil
+}
+
+// makeRoom closes the live session unused the longest when the workspace
+// already has browser.maxSessions of them, and returns its id. Sessions a
+// call is using right now are never closed; when every one is, open is
+// refused.
+func makeRoom(ws *workspace.Workspace) (string, error) {
+	list, err := all(ws.Store)
+	if err != nil {
+		return "", err
+	}
+	list = slices.DeleteFunc(list, func(s *Session) bool { return !alive(s.Pid, s.ProcessStart) })
+	max := ws.Settings.Browser.MaxSessions
+	if len(list) < max {
+		return "", nil
+	}
+	slices.SortFunc(list, func(a, b *Session) int { return a.LastUsedAt.Compare(b.LastUsedAt) })
+	for _, sess := range list {
+		unlock, err := lockFile(lockPath(ws.Store, sess.ID), true)
+		if err != nil {
+			continue // in use by a call right now
+		}
+		end(ws.Store, sess)
+		unlock()
+		return sess.ID, nil
+	}
+	return "", envelope.Errorf(envelope.InvalidInput, "%d browser sessions are open and every one is in use by a call right now (browser.maxSessions is %d); close one with `aw browser close SESSION` and open again", len(list), max).With("maxSessions", max)
 }
 
 // gateOpen gates an open with a URL as web egress (kind "browser"), the
@@ -537,7 +588,7 @@ func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envel
 		return envelope.Envelope{}, err
 	}
 	now := time.Now()
-	res := &ListResult{Sessions: []SessionInfo{}, Reaped: reaped, IdleLimitSeconds: int64(IdleLimit / time.Second)}
+	res := &ListResult{Sessions: []SessionInfo{}, Reaped: reaped, IdleLimitSeconds: int64(ws.Settings.Browser.IdleSeconds)}
 	counts := map[string]int{}
 	for i := len(list) - 1; i >= 0; i-- { // newest first
 		s := list[i]
@@ -549,7 +600,7 @@ func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envel
 	if counts[Unresponsive] > 0 {
 		summary += fmt.Sprintf(", %d unresponsive", counts[Unresponsive])
 	}
-	summary += fmt.Sprintf(". Sessions idle over %s are closed on the next browser call.", IdleLimit)
+	summary += fmt.Sprintf(". A session closes by itself after %s unused (browser.idleSeconds).", time.Duration(ws.Settings.Browser.IdleSeconds)*time.Second)
 	if counts[Dead] > 0 {
 		summary += " `aw browser close SESSION` removes a dead session's files."
 	}
@@ -611,7 +662,7 @@ func Close(ctx context.Context, ws *workspace.Workspace, req *SessionRequest) (e
 
 func factReaped(env *envelope.Envelope, reaped []string) {
 	if len(reaped) > 0 {
-		env.Fact("idle browser session(s) closed after %s: %s", IdleLimit, strings.Join(reaped, ", "))
+		env.Fact("idle browser session(s) closed: %s", strings.Join(reaped, ", "))
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 const supported = false
 
 func detach(cmd *exec.Cmd)                                      {}
+func stop(pid int)                                              {}
+func strays(dir string) map[string][]int                        { return nil }
 func alive(pid int, start uint64) bool                          { return false }
 func Leftovers(pgid int, profile string) []int                  { return nil }
 func terminate(pgid int, profile string, _ time.Duration) []int { return nil }

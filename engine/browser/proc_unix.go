@@ -23,6 +23,9 @@ func detach(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true
 // check); pid 1 never is, whatever a damaged session file says.
 func alive(pid int, start uint64) bool { return pid > 1 && proc.Alive(pid, start) }
 
+// stop asks a process to end (a session's watchdog).
+func stop(pid int) { syscall.Kill(pid, syscall.SIGTERM) }
+
 // Leftovers lists the living processes of Chromium's group pgid and every
 // living process whose command line names the profile directory (a helper
 // that left the group still carries --user-data-dir).
@@ -52,6 +55,44 @@ func Leftovers(pgid int, profile string) []int {
 			if cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && mentions(string(cmd), profile) {
 				out = append(out, pid)
 			}
+		}
+	}
+	return out
+}
+
+// strays lists, by session id, the living processes whose
+// --user-data-dir is a session profile under dir (the workspace's browser
+// directory).
+func strays(dir string) map[string][]int {
+	out := map[string][]int{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	prefix := filepath.Clean(dir) + string(os.PathSeparator)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := proc.Read(pid); !ok || !st.Living() {
+			continue
+		}
+		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		for _, arg := range strings.Split(string(cmd), "\x00") {
+			v, ok := strings.CutPrefix(arg, "--user-data-dir=")
+			if !ok {
+				continue
+			}
+			if rest, ok := strings.CutPrefix(filepath.Clean(v), prefix); ok {
+				if id, ok := strings.CutSuffix(rest, string(os.PathSeparator)+"profile"); ok && !strings.Contains(id, string(os.PathSeparator)) {
+					out[id] = append(out[id], pid)
+				}
+			}
+			break
 		}
 	}
 	return out

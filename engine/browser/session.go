@@ -13,10 +13,9 @@ import (
 	"github.com/agentic-workspace/aw/engine/store"
 )
 
-// IdleLimit is how long a session may go unused: the next browser call
-// after it ends the session's Chromium and removes its files, so a
-// forgotten browser does not hold memory for ever.
-const IdleLimit = 30 * time.Minute
+// defaultIdle is the idle limit of a session recorded before sessions
+// carried their own (browser.idleSeconds).
+const defaultIdle = 30 * time.Minute
 
 // Session is .agentic/browser/<session_id>.json: what the next aw call
 // needs to find Chromium again and to end it.
@@ -35,7 +34,24 @@ type Session struct {
 	LastUsedAt   time.Time `json:"lastUsedAt"`
 	// Sandbox is the OS sandbox Chromium was started in.
 	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
+	// IdleSeconds is how long the session may go unused before it ends
+	// (browser.idleSeconds when it opened).
+	IdleSeconds int64 `json:"idleSeconds,omitempty"`
+	// WatchdogPid is the session's watchdog (see Watch).
+	WatchdogPid   int    `json:"watchdogPid,omitempty"`
+	WatchdogStart uint64 `json:"watchdogStart,omitempty"`
 }
+
+// idleLimit is how long the session may go unused.
+func (s *Session) idleLimit() time.Duration {
+	if s.IdleSeconds > 0 {
+		return time.Duration(s.IdleSeconds) * time.Second
+	}
+	return defaultIdle
+}
+
+// idle reports whether the session has gone unused past its limit.
+func (s *Session) idle(now time.Time) bool { return now.Sub(s.LastUsedAt) > s.idleLimit() }
 
 func sessionPath(s *store.Store, id string) string { return s.Path("browser", id+".json") }
 func sessionDir(s *store.Store, id string) string  { return s.Path("browser", id) }
@@ -51,7 +67,7 @@ func load(s *store.Store, id string) (*Session, error) {
 		return nil, err
 	}
 	if !found {
-		return nil, envelope.Errorf(envelope.NotFound, "no browser session %s (closed, reaped after %s idle, or never opened); `aw browser list` shows the sessions, `aw browser open URL` starts one", id, IdleLimit).With("session_id", id)
+		return nil, envelope.Errorf(envelope.NotFound, "no browser session %s (closed, ended after going unused for browser.idleSeconds, or never opened); `aw browser list` shows the sessions, `aw browser open URL` starts one", id).With("session_id", id)
 	}
 	return &sess, nil
 }
@@ -130,9 +146,12 @@ func status(ctx context.Context, sess *Session) string {
 	return Live
 }
 
-// end kills the session's Chromium tree and removes its record, profile
-// and log. It reports processes that would not die.
+// end kills the session's Chromium tree and its watchdog, and removes its
+// record, profile and log. It reports processes that would not die.
 func end(s *store.Store, sess *Session) (left []int) {
+	if sess.WatchdogPid != os.Getpid() && alive(sess.WatchdogPid, sess.WatchdogStart) {
+		stop(sess.WatchdogPid)
+	}
 	pgid := 0
 	if alive(sess.Pid, sess.ProcessStart) {
 		pgid = sess.Pid // the session leader's pid is its group id
@@ -150,9 +169,9 @@ func end(s *store.Store, sess *Session) (left []int) {
 	return left
 }
 
-// reap ends every session idle past IdleLimit, except keep (the session
-// the current call names, whose lock the caller holds). It returns the
-// ids it ended.
+// reap ends every session idle past its limit, and returns the ids it
+// ended. A session a call is using right now (its lock is held) is not
+// idle.
 func reap(s *store.Store, now time.Time) []string {
 	list, err := all(s)
 	if err != nil {
@@ -160,21 +179,27 @@ func reap(s *store.Store, now time.Time) []string {
 	}
 	var out []string
 	for _, sess := range list {
-		if now.Sub(sess.LastUsedAt) <= IdleLimit {
-			continue
-		}
-		unlock, err := lockFile(lockPath(s, sess.ID), true)
-		if err != nil {
-			continue // a call is using it right now: not idle
-		}
-		// Another call may have used it while we waited for the lock.
-		if cur, err := load(s, sess.ID); err == nil && now.Sub(cur.LastUsedAt) > IdleLimit {
-			end(s, cur)
+		if sess.idle(now) && endIdle(s, sess.ID, now) {
 			out = append(out, sess.ID)
 		}
-		unlock()
 	}
 	return out
+}
+
+// endIdle ends session id when nobody is using it and it is still idle
+// once its lock is taken (another call may have used it meanwhile).
+func endIdle(s *store.Store, id string, now time.Time) bool {
+	unlock, err := lockFile(lockPath(s, id), true)
+	if err != nil {
+		return false
+	}
+	defer unlock()
+	cur, err := load(s, id)
+	if err != nil || !cur.idle(now) {
+		return false
+	}
+	end(s, cur)
+	return true
 }
 
 // lockPath is the session's call lock, beside its record so that it

@@ -11,6 +11,10 @@
 //     listing (`aw inspect changes`) is read for after a compaction;
 //   - anything changed in the last MinAge, which a call may be writing.
 //
+// `aw gc` also ends the processes whose records are stale: the trees of
+// jobs whose supervisor is gone, and Chromium processes of this workspace
+// that no session record names.
+//
 // Notes, MEMORY.md, task boards, plans, research projects, approval records
 // and settings are never pruned: they are small, and they are what the
 // human and the next agent read. `aw gc` (Run) is a human verb that prunes
@@ -31,6 +35,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentic-workspace/aw/engine/browser"
+	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/proc"
@@ -109,6 +115,10 @@ type Result struct {
 	Protected          []Protected  `json:"protected"`
 	ProtectedTruncated bool         `json:"protectedTruncated,omitempty"`
 	Limited            bool         `json:"limited,omitempty"` // Auto stopped at AutoLimit
+	// Ended are the processes whose records were stale (a job whose
+	// supervisor is gone, a Chromium no session record names): `aw gc`
+	// ends them (a dry run lists them).
+	Ended []proc.Owned `json:"ended,omitempty"`
 }
 
 // Run is `aw gc`, a human verb: prune what is due now and report it.
@@ -135,6 +145,9 @@ func Run(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.E
 			return env, nil
 		}
 	}
+	// Stale processes first: a Chromium ended now leaves a profile the
+	// pruning then removes.
+	res.Ended = append(command.EndStale(ws, req.DryRun), browser.EndStale(ws, req.DryRun)...)
 	err := locked(ws, func() error { return prune(ws, res, 0) })
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -550,6 +563,13 @@ func report(res *Result) envelope.Envelope {
 	}
 	summary := fmt.Sprintf("%s %s: %s; %d kept as still needed. .agentic/ is %s (store.maxBytes %s, store.retentionDays %d).",
 		verb, store.HumanBytes(res.BytesFreed), strings.Join(parts, ", "), protected, store.HumanBytes(res.StoreBytesAfter), store.HumanBytes(int64(res.MaxBytes)), res.RetentionDays)
+	if n := len(res.Ended); n > 0 {
+		what := "Ended"
+		if res.DryRun {
+			what = "Would end"
+		}
+		summary += fmt.Sprintf(" %s %d process(es) whose records were stale (data.ended).", what, n)
+	}
 	if res.OverCap {
 		summary += " It is still over store.maxBytes: what remains is protected, recent, or not prunable (notes, boards, research, plans); a human can raise store.maxBytes or remove what is no longer needed."
 	}

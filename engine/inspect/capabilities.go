@@ -8,8 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentic-workspace/aw/engine/browser"
+	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -59,6 +62,10 @@ type CapabilitiesData struct {
 	Tools            []workspace.ToolInfo `json:"tools"`
 	Sandbox          *sandbox.Status      `json:"sandbox,omitempty"` // when commands are enabled
 	Storage          []StorageEntry       `json:"storage"`
+	// Processes are the long-lived processes aw started for this workspace
+	// and that run now (jobs and their supervisors, browser sessions and
+	// their watchdogs); absent when nothing runs.
+	Processes []proc.Owned `json:"processes,omitempty"`
 }
 
 // OverviewData is the capabilities summary plus the tree.
@@ -162,6 +169,7 @@ func capabilities(ws *workspace.Workspace) (*CapabilitiesData, error) {
 			}
 		}
 	}
+	d.Processes = append(command.Processes(ws), browser.Processes(ws)...)
 	for _, s := range storageMap {
 		_, err := os.Lstat(ws.StatePath(filepath.FromSlash(s.path)))
 		d.Storage = append(d.Storage, StorageEntry{Path: workspace.StateDir + "/" + s.path, Holds: s.holds, Exists: err == nil})
@@ -220,6 +228,9 @@ func capabilitiesFacts(env *envelope.Envelope, d *CapabilitiesData) {
 	}
 	if d.Sandbox != nil {
 		env.Fact("%s", sandboxPhrase(d.Sandbox))
+	}
+	if n := len(d.Processes); n > 0 {
+		env.Fact("%s running for this workspace (data.processes)", plural(n, "process", "processes"))
 	}
 }
 

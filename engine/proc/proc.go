@@ -14,3 +14,12 @@ type Stat struct {
 
 // Living reports a process that is neither a zombie nor dead.
 func (s Stat) Living() bool { return s.State != 'Z' && s.State != 'X' }
+
+// Owned is a long-lived process aw started for a workspace, as its owner
+// record (a job's or a browser session's) names it.
+type Owned struct {
+	Kind       string `json:"kind"` // job, job-supervisor, browser, browser-watchdog
+	ID         string `json:"id"`   // the job or session it belongs to
+	Pid        int    `json:"pid"`
+	AgeSeconds int64  `json:"ageSeconds"`
+}

@@ -75,6 +75,8 @@ type Settings struct {
 		Enabled       bool   `json:"enabled" doc:"browser sessions"`
 		AllowEvaluate bool   `json:"allowEvaluate" doc:"allow the evaluate control type"`
 		Executable    string `json:"executable" doc:"Chromium executable (empty: search PATH)"`
+		IdleSeconds   int    `json:"idleSeconds" doc:"seconds a session may go unused before it closes by itself"`
+		MaxSessions   int    `json:"maxSessions" doc:"live sessions at once; opening one more closes the oldest idle one"`
 	} `json:"browser"`
 	Agents struct {
 		Enabled       bool   `json:"enabled" doc:"durable sub-agents"`
@@ -120,6 +122,8 @@ func Defaults() Settings {
 	s.Commands.MaxOutputBytes = 1 << 20
 	s.Commands.MaxJobs = 4
 	s.Commands.Sandbox = "auto"
+	s.Browser.IdleSeconds = 1800
+	s.Browser.MaxSessions = 4
 	s.VCS.Enabled = true
 	s.GitHub.APIURL = "https://api.github.com"
 	s.GitHub.TokenEnv = "GH_TOKEN"
@@ -291,6 +295,10 @@ func (s *Settings) Validate() error {
 		return bad("commands.maxJobs", "at least 1", s.Commands.MaxJobs)
 	case s.Commands.Sandbox != "auto" && s.Commands.Sandbox != "require" && s.Commands.Sandbox != "off":
 		return bad("commands.sandbox", `"auto", "require" or "off"`, s.Commands.Sandbox)
+	case s.Browser.IdleSeconds < 1:
+		return bad("browser.idleSeconds", "at least 1", s.Browser.IdleSeconds)
+	case s.Browser.MaxSessions < 1:
+		return bad("browser.maxSessions", "at least 1", s.Browser.MaxSessions)
 	case s.Edit.MaxTransactionBytes < 1<<16:
 		return bad("edit.maxTransactionBytes", "at least 65536", s.Edit.MaxTransactionBytes)
 	case s.Store.RetentionDays < 1:
