@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -58,5 +59,32 @@ func TestProcessesOwnedAndStaleEnded(t *testing.T) {
 	}
 	if s := runAW(t, dir, nil, "command", "status", id); s.field(t, ".data.status") != "cancelled" {
 		t.Fatalf("status after gc: %s", s.Stdout)
+	}
+}
+
+// TestJobEndsWithItsWorkspace: a background job whose workspace is deleted
+// is stopped by its supervisor within one check (unconfined, where nothing
+// else would stop it).
+func TestJobEndsWithItsWorkspace(t *testing.T) {
+	requireProc(t)
+	dir := cmdWorkspace(t, 2, `, "sandbox": "off"`)
+	nap := uniqueSleep()
+	r := runAW(t, dir, nil, "command", "start", "--", "sleep", nap)
+	if r.Code != 0 {
+		t.Fatalf("start: %s", r.Stdout)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(procsWith(nap)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(2*time.Second + 2*time.Second + 5*time.Second)
+	for len(procsWith(nap)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := procsWith(nap); len(left) > 0 {
+		t.Fatalf("a job of a deleted workspace still runs: %v", left)
 	}
 }

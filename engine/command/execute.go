@@ -20,6 +20,10 @@ import (
 // killGrace is how long a tree gets between SIGTERM and SIGKILL.
 var killGrace = 2 * time.Second
 
+// ownerCheck is how often a running job checks that its record still
+// exists.
+const ownerCheck = 2 * time.Second
+
 // execute runs a claimed job to its end: the process in its own group with
 // stdout and stderr going straight to the log files (aw never holds the
 // output, so a job printing gigabytes leaves aw's memory flat), a timer
@@ -113,10 +117,23 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 	}
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-sigs:
-			stop(Cancelled)
-		case <-done:
+		// A job whose record (or whole workspace) was removed has no owner
+		// left to read its end: it is stopped within one check.
+		check := time.NewTicker(ownerCheck)
+		defer check.Stop()
+		for {
+			select {
+			case <-sigs:
+				stop(Cancelled)
+				return
+			case <-check.C:
+				if _, err := os.Stat(jobPath(s, id)); errors.Is(err, fs.ErrNotExist) {
+					stop(Cancelled)
+					return
+				}
+			case <-done:
+				return
+			}
 		}
 	}()
 	waitErr := cmd.Wait()
