@@ -107,6 +107,10 @@ func wrapBlock(text string, width int) string {
 	}
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
+		if strings.Contains(l, "\t") {
+			l = expandTabs(l)
+			lines[i] = l
+		}
 		if runewidth.StringWidth(l) > width {
 			var parts []string
 			for runewidth.StringWidth(l) > width {
@@ -122,4 +126,22 @@ func wrapBlock(text string, width int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// expandTabs replaces tabs by the spaces to the next multiple of 8, as a
+// terminal shows them, so that a line's width is what it measures.
+func expandTabs(l string) string {
+	var b strings.Builder
+	col := 0
+	for _, r := range l {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col += runewidth.RuneWidth(r)
+	}
+	return b.String()
 }

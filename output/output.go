@@ -26,6 +26,9 @@ type Format struct {
 	// Color marks diffs (+ green, - red, @@ cyan) and errors (red) with
 	// ANSI colors, added after every agent string was made visible.
 	Color bool
+	// Streamed says the command's output was already shown on the
+	// terminal as it ran: a job's view leaves out its tails.
+	Streamed bool
 }
 
 // Render writes env to w.
@@ -72,45 +75,55 @@ func table(w io.Writer, env envelope.Envelope, f Format) error {
 	if err != nil || data == nil {
 		return err
 	}
-	var scalars [][2]string
-	var texts [][2]string
-	for _, kv := range data {
-		switch v := kv.value.(type) {
-		case []any:
-			if len(v) == 0 {
-				continue
-			}
-			fmt.Fprintf(w, "\n%s:\n", visible.Line(kv.key))
-			if err := list(w, v, width); err != nil {
-				return err
-			}
-		case string:
-			if strings.Contains(v, "\n") {
-				texts = append(texts, [2]string{kv.key, v})
-			} else {
-				scalars = append(scalars, [2]string{kv.key, v})
-			}
-		default:
-			scalars = append(scalars, [2]string{kv.key, cell(v)})
-		}
-	}
-	if len(scalars) > 0 {
-		rows := make([][]string, len(scalars))
-		for i, s := range scalars {
-			rows[i] = []string{visible.Line(s[0]), visible.Line(s[1])}
-		}
-		fitColumns(rows, width)
-		t := newTable(w)
-		t.AppendBulk(rows)
-		t.Render()
-	}
-	for _, t := range texts {
-		fmt.Fprintf(w, "\n%s:\n%s", visible.Line(t[0]), colorDiff(f.Color, wrapBlock(visible.Block(t[1]), width)))
-		if !strings.HasSuffix(t[1], "\n") {
-			fmt.Fprintln(w)
-		}
+	if err := generic(w, data, f); err != nil {
+		return err
 	}
 	return artifacts(w, env, width)
+}
+
+// generic renders data no view of its own reads: its scalar fields as a
+// record (a nested object's fields under dotted names, times human),
+// then each list as a table, then each multi-line text as a block.
+func generic(w io.Writer, data []kv, f Format) error {
+	var fields []field
+	var lists []kv
+	var texts [][2]string
+	var walk func(prefix string, obj []kv)
+	walk = func(prefix string, obj []kv) {
+		for _, e := range obj {
+			key := prefix + e.key
+			switch v := e.value.(type) {
+			case []kv:
+				walk(key+".", v)
+			case []any:
+				if len(v) > 0 {
+					lists = append(lists, kv{key, v})
+				}
+			case string:
+				if strings.Contains(v, "\n") {
+					texts = append(texts, [2]string{key, v})
+				} else if t, ok := timestamp(v); ok {
+					fields = append(fields, field{label: key, value: when(t)})
+				} else {
+					fields = append(fields, field{label: key, value: v})
+				}
+			default:
+				fields = append(fields, field{label: key, value: or(cell(v), "-")})
+			}
+		}
+	}
+	walk("", data)
+	record(w, fields, f)
+	for _, l := range lists {
+		fmt.Fprintf(w, "\n%s:\n", visible.Line(l.key))
+		if err := list(w, l.value.([]any), f.Width); err != nil {
+			return err
+		}
+	}
+	for _, t := range texts {
+		block(w, t[0]+":", t[1], f)
+	}
+	return nil
 }
 
 func artifacts(w io.Writer, env envelope.Envelope, width int) error {
@@ -154,7 +167,13 @@ func list(w io.Writer, items []any, width int) error {
 	for _, r := range rows {
 		line := make([]string, len(cols))
 		for i, c := range cols {
-			line[i] = visible.Line(cell(r[c]))
+			v := r[c]
+			if s, ok := v.(string); ok {
+				if t, ok := timestamp(s); ok {
+					v = relative(t)
+				}
+			}
+			line[i] = visible.Line(cell(v))
 		}
 		cells = append(cells, line)
 	}
