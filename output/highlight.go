@@ -18,9 +18,11 @@ type segment struct {
 // highlighter finds a search's matches in a line again, to paint them as
 // ripgrep does. The envelope holds the pattern but not how it was read
 // (regular expression or literal, case or not): the reading kept is the
-// one whose first match starts at the column the engine reported, so
-// what is painted is what the engine matched. No reading agrees: nothing
-// is painted.
+// first one whose first match starts at the column the engine reported,
+// literal readings before regular expressions: "a.b" searched as a
+// regular expression on "a.b or aXb" paints "a.b" alone rather than risk
+// painting what a literal search did not match. No reading agrees:
+// nothing is painted.
 type highlighter struct {
 	pattern string
 	tried   bool
@@ -30,7 +32,7 @@ type highlighter struct {
 func (h *highlighter) segments(pattern, text string, column int) []segment {
 	if h.pattern != pattern || !h.tried {
 		h.pattern, h.tried, h.res = pattern, true, nil
-		for _, p := range []string{pattern, "(?i)" + pattern, regexp.QuoteMeta(pattern), "(?i)" + regexp.QuoteMeta(pattern)} {
+		for _, p := range []string{regexp.QuoteMeta(pattern), "(?i)" + regexp.QuoteMeta(pattern), pattern, "(?i)" + pattern} {
 			if re, err := regexp.Compile(p); err == nil {
 				h.res = append(h.res, re)
 			}

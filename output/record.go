@@ -129,6 +129,9 @@ type column struct {
 	header string
 	flex   bool
 	right  bool // numbers: right-aligned
+	// wrap: the last column's text wraps under itself instead of being
+	// cut (an item's text is what a human reads the table for).
+	wrap bool
 }
 
 // grid writes rows as columns without borders, as ls and git print them,
@@ -152,6 +155,11 @@ func grid(w io.Writer, cols []column, rows [][]string, colors [][]string, f Form
 	}
 	budget := f.Width - 2*(len(cols)-1)
 	const least = 4
+	last := len(cols) - 1
+	natural := widths[last]
+	if cols[last].wrap {
+		widths[last] = min(natural, 20) // what it keeps before the others give way
+	}
 	for sum(widths) > budget {
 		cut := -1
 		for i, c := range cols {
@@ -171,11 +179,18 @@ func grid(w io.Writer, cols []column, rows [][]string, colors [][]string, f Form
 		}
 		widths[cut]--
 	}
+	if cols[last].wrap {
+		widths[last] = max(min(natural, budget-sum(widths[:last])), least)
+	}
 	line := func(cells []string, colors []string, header bool) {
 		var b strings.Builder
 		for i, c := range cells {
 			text := clip(c, widths[i])
-			pad := strings.Repeat(" ", widths[i]-runewidth.StringWidth(text))
+			if i == last && cols[i].wrap && !header {
+				indent := "\n" + strings.Repeat(" ", sum(widths[:last])+2*last)
+				text = strings.ReplaceAll(wrap(c, widths[i]), "\n", indent)
+			}
+			pad := strings.Repeat(" ", max(widths[i]-runewidth.StringWidth(text), 0))
 			color := ""
 			if header {
 				color = bold

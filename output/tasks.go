@@ -89,11 +89,11 @@ func boardView(w io.Writer, d viewData, f Format) bool {
 					deps[j] = "#" + strconv.Itoa(p)
 				}
 			}
-			rows[i] = []string{strconv.Itoa(i + 1), it.ID, it.Status, it.Priority, it.Text, strings.Join(deps, " ")}
+			rows[i] = []string{strconv.Itoa(i + 1), it.ID, it.Status, it.Priority, strings.Join(deps, " "), it.Text}
 			colors[i] = []string{"", yellow, statusColors[it.Status]}
 		}
 		fmt.Fprintln(w)
-		grid(w, []column{{header: "#", right: true}, {header: "ID"}, {header: "STATUS"}, {header: "PRIORITY"}, {header: "TEXT", flex: true}, {header: "DEPENDS ON", flex: true}}, rows, colors, f)
+		grid(w, []column{{header: "#", right: true}, {header: "ID"}, {header: "STATUS"}, {header: "PRIORITY"}, {header: "DEPENDS ON", flex: true}, {header: "TEXT", wrap: true}}, rows, colors, f)
 		for i, it := range b.Items {
 			if it.Details == "" && len(it.Evidence) == 0 {
 				continue
