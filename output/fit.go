@@ -10,44 +10,6 @@ import (
 // OffTerminalWidth is the width of `-o table` written to a file or a pipe.
 const OffTerminalWidth = 120
 
-// fitColumns truncates the cells of a table (header first) so that the
-// table, borders included, fits width columns: the widest columns give way
-// first, down to a few characters each, and a cut cell ends in "…". Every
-// cell has already been made visible (one line, no control characters).
-func fitColumns(rows [][]string, width int) {
-	if width <= 0 || len(rows) == 0 {
-		return
-	}
-	n := len(rows[0])
-	widths := make([]int, n)
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], runewidth.StringWidth(c))
-		}
-	}
-	// tablewriter's classic borders: "| " before each cell, " |" after
-	// the last, " | " between.
-	budget := width - (3*n + 1)
-	const least = 4
-	for sum(widths) > budget {
-		widest := 0
-		for i := range widths {
-			if widths[i] > widths[widest] {
-				widest = i
-			}
-		}
-		if widths[widest] <= least {
-			break // too many columns for the width: keep them legible
-		}
-		widths[widest]--
-	}
-	for _, r := range rows {
-		for i := range r {
-			r[i] = clip(r[i], widths[i])
-		}
-	}
-}
-
 func sum(xs []int) int {
 	t := 0
 	for _, x := range xs {

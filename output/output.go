@@ -1,5 +1,5 @@
 // Package output renders an envelope: as one JSON document for programs,
-// or as a summary line and tables (tablewriter) for a human on a terminal.
+// or as a summary line and tables for a human on a terminal.
 // It decides nothing about the result and never changes it.
 package output
 
@@ -10,7 +10,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
+	"github.com/mattn/go-runewidth"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/output/visible"
@@ -116,7 +116,7 @@ func generic(w io.Writer, data []kv, f Format) error {
 	record(w, fields, f)
 	for _, l := range lists {
 		fmt.Fprintf(w, "\n%s:\n", visible.Line(l.key))
-		if err := list(w, l.value.([]any), f.Width); err != nil {
+		if err := list(w, l.value.([]any), f); err != nil {
 			return err
 		}
 	}
@@ -133,24 +133,27 @@ func artifacts(w io.Writer, env envelope.Envelope, width int) error {
 	return nil
 }
 
-// list renders an array: objects as a table with their keys as columns,
-// anything else one per line.
-func list(w io.Writer, items []any, width int) error {
+// list renders an array: objects as columns named by their keys, anything
+// else one per line. Ids are never cut (a human copies them into the next
+// command); when the columns cannot all keep a legible width, hashes go
+// first, then the rightmost columns, and a last line names what was left
+// out.
+func list(w io.Writer, items []any, f Format) error {
 	var cols []string
 	seen := map[string]bool{}
 	var rows []map[string]any
 	for _, it := range items {
 		m, ok := it.([]kv)
 		if !ok {
-			fmt.Fprintln(w, clip(visible.Line(cell(it)), width))
+			fmt.Fprintln(w, clip(visible.Line(cell(it)), f.Width))
 			continue
 		}
 		row := map[string]any{}
-		for _, f := range m {
-			row[f.key] = f.value
-			if !seen[f.key] {
-				seen[f.key] = true
-				cols = append(cols, f.key)
+		for _, e := range m {
+			row[e.key] = e.value
+			if !seen[e.key] {
+				seen[e.key] = true
+				cols = append(cols, e.key)
 			}
 		}
 		rows = append(rows, row)
@@ -158,40 +161,90 @@ func list(w io.Writer, items []any, width int) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	cells := make([][]string, 0, len(rows)+1)
-	header := make([]string, len(cols))
-	for i, c := range cols {
-		header[i] = visible.Line(c)
+	cells := make([][]string, len(rows))
+	numeric := make([]bool, len(cols))
+	for i := range numeric {
+		numeric[i] = true
 	}
-	cells = append(cells, header)
-	for _, r := range rows {
-		line := make([]string, len(cols))
+	for r, row := range rows {
+		cells[r] = make([]string, len(cols))
 		for i, c := range cols {
-			v := r[c]
+			v := row[c]
 			if s, ok := v.(string); ok {
 				if t, ok := timestamp(s); ok {
 					v = relative(t)
 				}
 			}
-			line[i] = visible.Line(cell(v))
+			if _, ok := v.(json.Number); !ok && v != nil {
+				numeric[i] = false
+			}
+			cells[r][i] = cell(v)
 		}
-		cells = append(cells, line)
 	}
-	fitColumns(cells, width)
-	t := newTable(w)
-	t.SetHeader(cells[0])
-	t.AppendBulk(cells[1:])
-	t.Render()
+	keep := keptColumns(cols, cells, f.Width)
+	var shown []column
+	var left []string
+	for i, c := range cols {
+		if keep[i] {
+			shown = append(shown, column{header: c, flex: !isID(c), right: numeric[i]})
+		} else {
+			left = append(left, c)
+		}
+	}
+	out := make([][]string, len(cells))
+	for r := range cells {
+		for i := range cols {
+			if keep[i] {
+				out[r] = append(out[r], cells[r][i])
+			}
+		}
+	}
+	grid(w, shown, out, nil, f)
+	if len(left) > 0 {
+		fmt.Fprintln(w, wrap(visible.Line("(not shown for the width: "+strings.Join(left, ", ")+"; -o json has every field)"), f.Width))
+	}
 	return nil
 }
 
-// newTable is tablewriter's classic API (v0.0.5): its package init is a
-// fraction of v1's, and every aw call pays package init (at most 0.5 ms each).
-func newTable(w io.Writer) *tablewriter.Table {
-	t := tablewriter.NewWriter(w)
-	t.SetAutoWrapText(false)
-	t.SetAutoFormatHeaders(false)
-	return t
+// isID says a column holds ids: "id", "jobId", "transactionId".
+func isID(key string) bool { return key == "id" || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID") }
+
+// keptColumns chooses the columns that fit width when every column but
+// an id keeps min(its width, 10) columns: hashes are left out first, then
+// columns from the right; ids and the first column stay.
+func keptColumns(cols []string, cells [][]string, width int) []bool {
+	need := make([]int, len(cols))
+	for i, c := range cols {
+		need[i] = runewidth.StringWidth(c)
+		for _, r := range cells {
+			need[i] = max(need[i], runewidth.StringWidth(visible.Line(r[i])))
+		}
+		if !isID(c) {
+			need[i] = min(need[i], 10)
+		}
+	}
+	keep := make([]bool, len(cols))
+	total := -2
+	for i := range cols {
+		keep[i] = true
+		total += need[i] + 2
+	}
+	hash := func(c string) bool {
+		c = strings.ToLower(c)
+		return strings.Contains(c, "sha256") || strings.Contains(c, "hash")
+	}
+	for _, pass := range []func(i int) bool{
+		func(i int) bool { return hash(cols[i]) },
+		func(i int) bool { return !isID(cols[i]) },
+	} {
+		for i := len(cols) - 1; i > 0 && total > width; i-- {
+			if keep[i] && pass(i) {
+				keep[i] = false
+				total -= need[i] + 2
+			}
+		}
+	}
+	return keep
 }
 
 func cell(v any) string {

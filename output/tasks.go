@@ -93,7 +93,7 @@ func boardView(w io.Writer, d viewData, f Format) bool {
 			colors[i] = []string{"", yellow, statusColors[it.Status]}
 		}
 		fmt.Fprintln(w)
-		grid(w, []column{{header: "#", right: true}, {header: "ID"}, {header: "STATUS"}, {header: "PRIORITY"}, {header: "DEPENDS ON", flex: true}, {header: "TEXT", wrap: true}}, rows, colors, f)
+		grid(w, []column{{header: "#", right: true}, {header: "ID"}, {header: "STATUS"}, {header: "PRIORITY"}, {header: "DEPENDS ON"}, {header: "TEXT", wrap: true}}, rows, colors, f)
 		for i, it := range b.Items {
 			if it.Details == "" && len(it.Evidence) == 0 {
 				continue
