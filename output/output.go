@@ -207,7 +207,9 @@ func list(w io.Writer, items []any, f Format) error {
 }
 
 // isID says a column holds ids: "id", "jobId", "transactionId".
-func isID(key string) bool { return key == "id" || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID") }
+func isID(key string) bool {
+	return key == "id" || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID")
+}
 
 // keptColumns chooses the columns that fit width when every column but
 // an id keeps min(its width, 10) columns: hashes are left out first, then
