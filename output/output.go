@@ -1,6 +1,41 @@
 // Package output renders an envelope: as one JSON document for programs,
-// or as a summary line and tables for a human on a terminal.
-// It decides nothing about the result and never changes it.
+// or as a summary line and a view for a human on a terminal. It decides
+// nothing about the result and never changes it: JSON is the same bytes
+// whatever the terminal, the color or the width.
+//
+// The human views, and why:
+//   - Every string from the agent's side (paths, titles, argv, diffs,
+//     command output, search lines) goes through output/visible before
+//     it is cut, wrapped or colored; colors are added around text already
+//     made visible, so nothing an agent wrote can start or end one.
+//   - Nothing is wider than the terminal (120 columns off one): list
+//     cells are cut with "…", records and text blocks wrap (a record is
+//     what a human decides on: its values are never cut), tabs are
+//     expanded before widths are measured.
+//   - Records are one field per line, "label:  value", numbers beside
+//     their labels; nested objects become dotted labels (sandbox.network);
+//     times are local to the second with how long ago ("(3m ago)"), in
+//     lists relative alone.
+//   - Lists are borderless columns, as ls and git print them: ids are
+//     never cut (they are copied into the next command), numbers are
+//     right-aligned, and when the columns cannot all stay legible the
+//     hashes and then the rightmost columns are left out and named.
+//   - Operations whose data has a shape of its own get a view (views.go):
+//     overview draws its files as tree(1), list is size and path, read the
+//     numbered window alone, search "path:line: text" with the match
+//     painted as ripgrep does, vcs log one line per commit, vcs status as
+//     git status -s, tasks show the board and an items table whose
+//     "depends on" names rows by #, approval show the record then the diff
+//     (colored) or the command, command run/status/output the job and the
+//     tails of its output as text. A view that cannot read its data falls
+//     back to the generic rendering, never to an error.
+//   - Search results carry the pattern but not how it was read: the
+//     painted match is the reading (literal first, then regular
+//     expression, each with and without case) whose first match starts at
+//     the column the engine reported; none agrees, nothing is painted.
+//   - A command run on a terminal streams its output as it runs (the
+//     commands package tails the job's logs), and the view then leaves the
+//     tails out instead of printing them twice.
 package output
 
 import (
