@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,13 +22,15 @@ func TestTablesFitTheTerminal(t *testing.T) {
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "a commit whose subject is long enough to reach well past eighty columns on any screen")
 	write(t, dir, "a.txt", "changed "+strings.Repeat("x", 200)+"\n")
+	write(t, dir, "宽字符/"+strings.Repeat("很长的文件名", 12)+".txt", "needle 宽 "+strings.Repeat("全角文字", 30)+"\n")
 	write(t, dir, "tabs.go", "package x\n\nfunc f() {\n\t\t\t\t\t\t\t\treturn "+strings.Repeat("y", 60)+"\n}\n")
 	staged := runAW(t, dir, nil, "command", "run", "--", "echo", strings.Repeat("staged-argument ", 12)) // a pending approval
 	approval := staged.field(t, ".data.approval.id").(string)
 	board := runAW(t, dir, nil, "tasks", "create", strings.Repeat("A board whose title is long ", 4),
 		"--item", strings.Repeat("an item whose text runs on and on ", 5),
 		"--item", `{"text":"tag the release","priority":"high","depends_on":["1"],"details":"first line\nsecond line, `+strings.Repeat("long ", 30)+`"}`,
-		"--item", `{"text":"publish","priority":"low","depends_on":["1","2"]}`).field(t, ".data.board.id").(string)
+		"--item", `{"text":"publish","priority":"low","depends_on":["1","2"]}`,
+		"--item", strings.Repeat("全角の長いテキスト", 10)).field(t, ".data.board.id").(string)
 	runAW(t, dir, nil, "tasks", "note", board, strings.Repeat("a note that is long ", 8))
 	for _, args := range [][]string{
 		{"inspect", "overview"},
@@ -63,7 +66,7 @@ func TestTablesFitTheTerminal(t *testing.T) {
 		"\n├── " + long[:40],
 		"\n│   └── file-with-a-long-name-",
 		"\n├── src/\n│   ├── .gitignore\n│   └── lib/\n",
-		"\n└── tabs.go\n",
+		"\n├── tabs.go\n└── 宽字符/\n    └── 很长的文件名",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the overview's tree lacks %q:\n%s", want, text)
@@ -253,5 +256,40 @@ func TestCommandRunStreams(t *testing.T) {
 	out = string(onPty(t, 80, dir, nil, nil, "", "command", "run", "-o", "json", "--", "sh", "-c", script))
 	if !strings.HasPrefix(out, `{"protocol"`) || strings.Contains(out, "first-line\r\n") {
 		t.Errorf("-o json on a terminal streamed:\n%s", out)
+	}
+}
+
+// TestViewsShowControlsVisibly: control characters in what the agent's
+// side wrote (a file name in the tree and the listing, a task's text,
+// details and note, a command's output in the stream, in status and in
+// output) reach the terminal as escapes, with color on or off: nothing
+// but aw's own colors is an escape sequence.
+func TestViewsShowControlsVisibly(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".agentic", "config.json"), `{"permissionMode": 2, "commands": {"allow": ["printf"]}}`)
+	const evil = "\x1b[2K\r\x1b]0;owned\x07\b\u202e"
+	write(t, dir, "src/name"+evil+".txt", "x\n")
+	item, _ := json.Marshal(map[string]string{"text": "t" + evil, "details": "d" + evil})
+	board := runAW(t, dir, nil, "tasks", "create", "b"+evil, "--item", string(item)).field(t, ".data.board.id").(string)
+	runAW(t, dir, nil, "tasks", "note", board, "n"+evil)
+	job := runAW(t, dir, nil, "command", "run", "--", "printf", `out\033[2K\r\033]0;owned\007\n`).field(t, ".data.jobId").(string)
+	for _, env := range [][]string{nil, {"NO_COLOR="}} {
+		for _, args := range [][]string{
+			{"inspect", "overview"},
+			{"inspect", "list", "."},
+			{"tasks", "show", board},
+			{"command", "status", job, "--tail-chars", "100"},
+			{"command", "output", job},
+			{"command", "run", "--", "printf", `live\033[2K\r\033]0;owned\007\n`},
+		} {
+			out := string(onPty(t, 80, dir, env, nil, "", args...))
+			rest := strings.ReplaceAll(ansi.ReplaceAllString(out, ""), "\r\n", "\n")
+			if strings.ContainsAny(rest, "\x1b\r\x07\b\u202e") {
+				t.Errorf("%v %s: a raw control reached the terminal:\n%q", env, strings.Join(args, " "), out)
+			}
+			if !strings.Contains(out, `\x1b[2K\r`) && !strings.Contains(out, `\x1b[2K\r\x1b]0;owned\a`) {
+				t.Errorf("%v %s: the controls are not shown:\n%q", env, strings.Join(args, " "), out)
+			}
+		}
 	}
 }
