@@ -157,9 +157,14 @@ func (f *follower) close() {
 		l.file.Close()
 	}
 	f.logs = nil
-	if f.last != 0 && f.last != '\n' {
-		io.WriteString(f.out, "\n")
-		f.last = '\n'
+	if f.last != 0 {
+		// The output ends on a line of its own, a blank line before the envelope.
+		end := "\n"
+		if f.last != '\n' {
+			end = "\n\n"
+		}
+		io.WriteString(f.out, end)
+		f.last = 0
 	}
 }
 
