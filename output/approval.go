@@ -99,7 +99,7 @@ func approvalsView(w io.Writer, d viewData, f Format) bool {
 	if !d.decode(&s) || s.Approvals == nil {
 		return false
 	}
-	cols := []column{{header: "ID"}, {header: "STATUS"}, {header: "CREATED"}, {header: "TITLE", flex: true}}
+	cols := []column{{header: "ID", keep: true}, {header: "STATUS"}, {header: "CREATED"}, {header: "TITLE", flex: true}}
 	wide := f.Width >= 100
 	if wide {
 		cols = append(cols[:2], append([]column{{header: "KIND"}}, cols[2:]...)...)

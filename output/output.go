@@ -25,7 +25,7 @@
 //     numbered window alone, search "path:line: text" with the match
 //     painted as ripgrep does, vcs log one line per commit, vcs status as
 //     git status -s, tasks show the board and an items table whose
-//     "depends on" names rows by #, approval show the record then the diff
+//     AFTER (its dependencies) names rows by #, approval show the record then the diff
 //     (colored) or the command, command run/status/output the job and the
 //     tails of its output as text. A view that cannot read its data falls
 //     back to the generic rendering, never to an error.
@@ -221,7 +221,7 @@ func list(w io.Writer, items []any, f Format) error {
 	var left []string
 	for i, c := range cols {
 		if keep[i] {
-			shown = append(shown, column{header: c, flex: !isID(c), right: numeric[i]})
+			shown = append(shown, column{header: c, flex: !isID(c), keep: isID(c), right: numeric[i]})
 		} else {
 			left = append(left, c)
 		}

@@ -132,6 +132,9 @@ type column struct {
 	// wrap: the last column's text wraps under itself instead of being
 	// cut (an item's text is what a human reads the table for).
 	wrap bool
+	// keep: ids, cut only when nothing else can give way (a human copies
+	// them into the next command).
+	keep bool
 }
 
 // grid writes rows as columns without borders, as ls and git print them,
@@ -160,24 +163,26 @@ func grid(w io.Writer, cols []column, rows [][]string, colors [][]string, f Form
 	if cols[last].wrap {
 		widths[last] = min(natural, 20) // what it keeps before the others give way
 	}
-	for sum(widths) > budget {
-		cut := -1
-		for i, c := range cols {
-			if c.flex && widths[i] > least && (cut < 0 || widths[i] > widths[cut]) {
-				cut = i
-			}
-		}
-		if cut < 0 {
-			for i := range cols {
-				if widths[i] > least && (cut < 0 || widths[i] > widths[cut]) {
+	// Who gives way, in turn: the flexible columns, the wrapping one,
+	// every other but the ids, and the ids only when nothing else can.
+	for _, may := range []func(c column) bool{
+		func(c column) bool { return c.flex },
+		func(c column) bool { return c.wrap },
+		func(c column) bool { return !c.keep },
+		func(c column) bool { return true },
+	} {
+		for sum(widths) > budget {
+			cut := -1
+			for i, c := range cols {
+				if may(c) && widths[i] > least && (cut < 0 || widths[i] > widths[cut]) {
 					cut = i
 				}
 			}
+			if cut < 0 {
+				break
+			}
+			widths[cut]--
 		}
-		if cut < 0 {
-			break
-		}
-		widths[cut]--
 	}
 	if cols[last].wrap {
 		widths[last] = max(min(natural, budget-sum(widths[:last])), least)

@@ -16,9 +16,9 @@ var statusColors = map[string]string{
 	"blocked": red, "denied": red, "expired": red, "failed": red, "killed": red, "timed_out": red,
 }
 
-// boardView is a board's record, then its items as a table (the # column
-// is what "depends on" refers to, as positions do in tasks create), each
-// item's details, and the board's notes.
+// boardView is a board's record, then its items as a table (AFTER, an
+// item's dependencies, names rows by their #, as positions do in tasks
+// create), each item's details, and the board's notes.
 func boardView(w io.Writer, d viewData, f Format) bool {
 	var s struct {
 		Board *struct {
@@ -93,7 +93,7 @@ func boardView(w io.Writer, d viewData, f Format) bool {
 			colors[i] = []string{"", yellow, statusColors[it.Status]}
 		}
 		fmt.Fprintln(w)
-		grid(w, []column{{header: "#", right: true}, {header: "ID"}, {header: "STATUS"}, {header: "PRIORITY"}, {header: "DEPENDS ON"}, {header: "TEXT", wrap: true}}, rows, colors, f)
+		grid(w, []column{{header: "#", right: true}, {header: "ID", keep: true}, {header: "STATUS"}, {header: "PRIORITY"}, {header: "AFTER"}, {header: "TEXT", wrap: true}}, rows, colors, f)
 		for i, it := range b.Items {
 			if it.Details == "" && len(it.Evidence) == 0 {
 				continue

@@ -26,11 +26,12 @@ func TestTablesFitTheTerminal(t *testing.T) {
 	write(t, dir, "tabs.go", "package x\n\nfunc f() {\n\t\t\t\t\t\t\t\treturn "+strings.Repeat("y", 60)+"\n}\n")
 	staged := runAW(t, dir, nil, "command", "run", "--", "echo", strings.Repeat("staged-argument ", 12)) // a pending approval
 	approval := staged.field(t, ".data.approval.id").(string)
-	board := runAW(t, dir, nil, "tasks", "create", strings.Repeat("A board whose title is long ", 4),
+	created := runAW(t, dir, nil, "tasks", "create", strings.Repeat("A board whose title is long ", 4),
 		"--item", strings.Repeat("an item whose text runs on and on ", 5),
 		"--item", `{"text":"tag the release","priority":"high","depends_on":["1"],"details":"first line\nsecond line, `+strings.Repeat("long ", 30)+`"}`,
 		"--item", `{"text":"publish","priority":"low","depends_on":["1","2"]}`,
-		"--item", strings.Repeat("全角の長いテキスト", 10)).field(t, ".data.board.id").(string)
+		"--item", strings.Repeat("全角の長いテキスト", 10))
+	board := created.field(t, ".data.board.id").(string)
 	runAW(t, dir, nil, "tasks", "note", board, strings.Repeat("a note that is long ", 8))
 	for _, args := range [][]string{
 		{"inspect", "overview"},
@@ -74,7 +75,11 @@ func TestTablesFitTheTerminal(t *testing.T) {
 	}
 	// tasks show: one row per item, its dependencies by position.
 	text = strings.Join(screenLines(onPty(t, 80, dir, gitEnv, nil, "", "tasks", "show", board)), "\n")
-	for _, want := range []string{"STATUS", "PRIORITY", "DEPENDS ON", "pending  high", "#1 #2", "first line\n", "second line"} {
+	want := []string{"STATUS", "PRIORITY", "AFTER", "pending  high", "#1 #2", "first line\n", "second line"}
+	for _, id := range created.field(t, ".data.added").([]any) {
+		want = append(want, "  "+id.(string)+"  ") // whole: it is what tasks update takes
+	}
+	for _, want := range want {
 		if !strings.Contains(text, want) {
 			t.Errorf("tasks show lacks %q:\n%s", want, text)
 		}
