@@ -24,10 +24,10 @@
 //     overview draws its files as tree(1), list is size and path, read the
 //     numbered window alone, search "path:line: text" with the match
 //     painted as ripgrep does, vcs log one line per commit, vcs status as
-//     git status -s, tasks show the board and an items table whose
-//     AFTER (its dependencies) names rows by #, approval show the record then the diff
-//     (colored) or the command, command run/status/output the job and the
-//     tails of its output as text. A view that cannot read its data falls
+//     git status -s, tasks show the board and an items table whose AFTER
+//     column (the dependencies) names rows by #, approval show the record
+//     then the diff (colored) or the command, command run/status/output
+//     the job and the tails of its output as text. A view that cannot read its data falls
 //     back to the generic rendering, never to an error.
 //   - Search results carry the pattern but not how it was read: the
 //     painted match is the reading (literal first, then regular
