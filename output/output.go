@@ -103,17 +103,20 @@ func table(w io.Writer, env envelope.Envelope, f Format) error {
 	if env.Error != nil {
 		fmt.Fprintln(w, paint(f.Color, red, wrap(fmt.Sprintf("error %s: %s", visible.Line(string(env.Error.Code)), visible.Line(env.Error.Message)), width)))
 	}
-	if view(w, env, f) {
-		return artifacts(w, env, width)
+	var body bytes.Buffer
+	if !view(&body, env, f) {
+		data, err := ordered(env.Data)
+		if err != nil || data == nil {
+			return err
+		}
+		if err := generic(&body, data, f); err != nil {
+			return err
+		}
 	}
-	data, err := ordered(env.Data)
-	if err != nil || data == nil {
+	if _, err := w.Write(body.Bytes()); err != nil {
 		return err
 	}
-	if err := generic(w, data, f); err != nil {
-		return err
-	}
-	return artifacts(w, env, width)
+	return artifacts(w, env, body.Bytes(), width)
 }
 
 // generic renders data no view of its own reads: its scalar fields as a
@@ -161,8 +164,13 @@ func generic(w io.Writer, data []kv, f Format) error {
 	return nil
 }
 
-func artifacts(w io.Writer, env envelope.Envelope, width int) error {
+// artifacts lists the files the envelope points to, but for those the
+// body above already named (a job's logs): one mention is enough.
+func artifacts(w io.Writer, env envelope.Envelope, body []byte, width int) error {
 	for _, a := range env.Artifacts {
+		if bytes.Contains(body, []byte(visible.Line(a.Path))) {
+			continue
+		}
 		fmt.Fprintln(w, wrap(fmt.Sprintf("artifact %s (%d bytes): %s", visible.Line(a.Path), a.Bytes, visible.Line(a.Description)), width))
 	}
 	return nil

@@ -145,3 +145,36 @@ func TestRelative(t *testing.T) {
 		t.Errorf("bytesize(1536) = %q", got)
 	}
 }
+
+// BenchmarkSearchView: 1000 matches (the default max_results) painted and
+// fitted to 80 columns.
+func BenchmarkSearchView(b *testing.B) {
+	matches := make([]map[string]any, 1000)
+	for i := range matches {
+		matches[i] = map[string]any{"path": "src/some/dir/file.go", "line": i + 1, "column": 9, "text": "\treturn needle(x) + needle(y) // " + strings.Repeat("padding ", 10)}
+	}
+	env := envelope.New("inspect.search", "1000 matches", map[string]any{"pattern": "needle", "matches": matches})
+	env.Operation = "inspect.search"
+	f := Format{Table: true, Width: 80, Color: true}
+	for b.Loop() {
+		Render(&bytes.Buffer{}, env, f)
+	}
+}
+
+// BenchmarkOverviewTree: a 500-entry tree (list.maxEntries' default).
+func BenchmarkOverviewTree(b *testing.B) {
+	entries := make([]map[string]any, 0, 500)
+	for d := 0; d < 20; d++ {
+		dir := "dir" + strings.Repeat("x", d)
+		entries = append(entries, map[string]any{"path": dir, "type": "directory"})
+		for f := 0; f < 24; f++ {
+			entries = append(entries, map[string]any{"path": dir + "/file" + strings.Repeat("y", f) + ".go", "type": "file", "size": 100})
+		}
+	}
+	env := envelope.New("inspect.overview", "overview", map[string]any{"root": "/w", "tree": map[string]any{"path": ".", "entries": entries}})
+	env.Operation = "inspect.overview"
+	f := Format{Table: true, Width: 80}
+	for b.Loop() {
+		Render(&bytes.Buffer{}, env, f)
+	}
+}
