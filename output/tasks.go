@@ -22,22 +22,12 @@ var statusColors = map[string]string{
 func boardView(w io.Writer, d viewData, f Format) bool {
 	var s struct {
 		Board *struct {
-			ID     string         `json:"id"`
-			Title  string         `json:"title"`
-			Status string         `json:"status"`
-			Path   string         `json:"path"`
-			Counts map[string]int `json:"counts"`
-			Items  []struct {
-				ID        string    `json:"id"`
-				Text      string    `json:"text"`
-				Status    string    `json:"status"`
-				Priority  string    `json:"priority"`
-				Details   string    `json:"details"`
-				DependsOn []string  `json:"dependsOn"`
-				Evidence  []string  `json:"evidence"`
-				UpdatedAt time.Time `json:"updatedAt"`
-			} `json:"items"`
-			Notes []struct {
+			ID     string     `json:"id"`
+			Title  string     `json:"title"`
+			Status string     `json:"status"`
+			Path   string     `json:"path"`
+			Items  []taskItem `json:"items"`
+			Notes  []struct {
 				At   time.Time `json:"at"`
 				Text string    `json:"text"`
 			} `json:"notes"`
@@ -49,20 +39,37 @@ func boardView(w io.Writer, d viewData, f Format) bool {
 			CreatedAt time.Time `json:"createdAt"`
 			UpdatedAt time.Time `json:"updatedAt"`
 		} `json:"board"`
+		// Checkpoint is set by show --checkpoint: its items replace the board's.
+		Checkpoint *struct {
+			ID        string     `json:"id"`
+			Label     string     `json:"label"`
+			CreatedAt time.Time  `json:"createdAt"`
+			Items     []taskItem `json:"items"`
+		} `json:"checkpoint"`
 	}
 	if !d.decode(&s) || s.Board == nil || s.Board.ID == "" {
 		return false
 	}
 	b := s.Board
+	checkpoint := ""
+	if c := s.Checkpoint; c != nil {
+		b.Items = c.Items
+		checkpoint = strings.TrimSpace(c.ID+" "+c.Label) + ", " + when(c.CreatedAt)
+	}
+	counted := map[string]int{}
+	for _, it := range b.Items {
+		counted[it.Status]++
+	}
 	var counts []string
 	for _, st := range []string{"pending", "in_progress", "completed", "blocked", "cancelled"} {
-		if n := b.Counts[st]; n > 0 {
+		if n := counted[st]; n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(st, "_", " ")))
 		}
 	}
 	fields := []field{
 		{label: "board", value: b.ID, color: yellow},
 		{label: "title", value: b.Title},
+		{label: "checkpoint", value: checkpoint},
 		{label: "status", value: b.Status},
 		{label: "items", value: fmt.Sprintf("%d: %s", len(b.Items), strings.Join(counts, ", "))},
 		{label: "created", value: when(b.CreatedAt)},
@@ -116,4 +123,15 @@ func boardView(w io.Writer, d viewData, f Format) bool {
 		record(w, notes, f)
 	}
 	return true
+}
+
+// taskItem is one item of a board or of a checkpoint's snapshot.
+type taskItem struct {
+	ID        string   `json:"id"`
+	Text      string   `json:"text"`
+	Status    string   `json:"status"`
+	Priority  string   `json:"priority"`
+	Details   string   `json:"details"`
+	DependsOn []string `json:"dependsOn"`
+	Evidence  []string `json:"evidence"`
 }

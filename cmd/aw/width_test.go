@@ -84,6 +84,14 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			t.Errorf("tasks show lacks %q:\n%s", want, text)
 		}
 	}
+	// A checkpoint's snapshot is shown the same way.
+	cp := runAW(t, dir, nil, "tasks", "checkpoint", board).field(t, ".data.checkpoint.id").(string)
+	text = strings.Join(screenLines(onPty(t, 80, dir, gitEnv, nil, "", "tasks", "show", board, "--checkpoint", cp)), "\n")
+	for _, want := range append(want[len(want)-4:], "checkpoint:  "+cp) {
+		if !strings.Contains(text, want) {
+			t.Errorf("tasks show --checkpoint lacks %q:\n%s", want, text)
+		}
+	}
 	// approval show: the record's fields one per line, then the command.
 	text = strings.Join(screenLines(onPty(t, 80, dir, gitEnv, nil, "", "approval", "show", approval)), "\n")
 	for _, want := range []string{"\nid:          " + approval, "\nstatus:      pending", "\nkind:        command", " (in 23h)", "\n$ echo 'staged-argument"} {
