@@ -27,8 +27,9 @@
 //     git status -s, tasks show the board and an items table whose AFTER
 //     column (the dependencies) names rows by #, approval show the record
 //     then the diff (colored) or the command, command run/status/output
-//     the job and the tails of its output as text. A view that cannot read its data falls
-//     back to the generic rendering, never to an error.
+//     the job and the tails of its output as text. A view that cannot
+//     read its data falls back to the generic rendering, never to an
+//     error.
 //   - Search results carry the pattern but not how it was read: the
 //     painted match is the reading (literal first, then regular
 //     expression, each with and without case) whose first match starts at
@@ -58,8 +59,9 @@ type Format struct {
 	// Width is the terminal's width in columns: tables are cut to fit it
 	// and text is wrapped (0: OffTerminalWidth).
 	Width int
-	// Color marks diffs (+ green, - red, @@ cyan) and errors (red) with
-	// ANSI colors, added after every agent string was made visible.
+	// Color marks diffs (+ green, - red, @@ cyan), errors, statuses, ids,
+	// directories and search matches with ANSI colors, added after every
+	// agent string was made visible.
 	Color bool
 	// Streamed says the command's output was already shown on the
 	// terminal as it ran: a job's view leaves out its tails.
