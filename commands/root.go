@@ -91,6 +91,9 @@ type app struct {
 	fields  string
 	noPager bool
 	color   string
+	// streamed: the command's output was shown live (command run on a
+	// terminal), so the envelope's view leaves its tails out.
+	streamed bool
 	// filterFailed: --jq failed on the result (exit 1 when the call was ok)
 	filterFailed bool
 	hooks        map[*cobra.Command]func(req any) error
@@ -367,7 +370,7 @@ func (a *app) emit(env envelope.Envelope) {
 		}
 		return
 	}
-	f := output.Format{Table: a.tableMode(), Pretty: a.pretty, Width: a.width(), Color: a.colored()}
+	f := output.Format{Table: a.tableMode(), Pretty: a.pretty, Width: a.width(), Color: a.colored(), Streamed: a.streamed}
 	if a.format != "" && a.format != "json" && a.format != "table" {
 		f = output.Format{}
 	}

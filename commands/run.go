@@ -117,6 +117,14 @@ func (a *app) dispatch(cmd *cobra.Command, row *dispatch.Action, req any) {
 	for _, w := range ws.Warnings {
 		a.warn("%s", w)
 	}
+	if row.Operation() == "command.run" && a.live() {
+		stop := a.follow(ws)
+		env := row.Run(cmd.Context(), ws, req)
+		stop()
+		a.streamed = true
+		a.emit(env)
+		return
+	}
 	a.emit(row.Run(cmd.Context(), ws, req)) // Run puts the warnings in the envelope too
 }
 

@@ -8,11 +8,17 @@ const (
 	red   = "\x1b[31m"
 	green = "\x1b[32m"
 	cyan  = "\x1b[36m"
+	// yellow marks ids and pending states, blue directories, bold headers.
+	yellow = "\x1b[33m"
+	blue   = "\x1b[34m"
+	bold   = "\x1b[1m"
+	// match is a search match, as ripgrep paints it.
+	match = "\x1b[1;31m"
 	reset = "\x1b[0m"
 )
 
 func paint(on bool, color, s string) string {
-	if !on || s == "" {
+	if !on || s == "" || color == "" {
 		return s
 	}
 	return color + s + reset

@@ -10,44 +10,6 @@ import (
 // OffTerminalWidth is the width of `-o table` written to a file or a pipe.
 const OffTerminalWidth = 120
 
-// fitColumns truncates the cells of a table (header first) so that the
-// table, borders included, fits width columns: the widest columns give way
-// first, down to a few characters each, and a cut cell ends in "…". Every
-// cell has already been made visible (one line, no control characters).
-func fitColumns(rows [][]string, width int) {
-	if width <= 0 || len(rows) == 0 {
-		return
-	}
-	n := len(rows[0])
-	widths := make([]int, n)
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], runewidth.StringWidth(c))
-		}
-	}
-	// tablewriter's classic borders: "| " before each cell, " |" after
-	// the last, " | " between.
-	budget := width - (3*n + 1)
-	const least = 4
-	for sum(widths) > budget {
-		widest := 0
-		for i := range widths {
-			if widths[i] > widths[widest] {
-				widest = i
-			}
-		}
-		if widths[widest] <= least {
-			break // too many columns for the width: keep them legible
-		}
-		widths[widest]--
-	}
-	for _, r := range rows {
-		for i := range r {
-			r[i] = clip(r[i], widths[i])
-		}
-	}
-}
-
 func sum(xs []int) int {
 	t := 0
 	for _, x := range xs {
@@ -107,6 +69,10 @@ func wrapBlock(text string, width int) string {
 	}
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
+		if strings.Contains(l, "\t") {
+			l = expandTabs(l)
+			lines[i] = l
+		}
 		if runewidth.StringWidth(l) > width {
 			var parts []string
 			for runewidth.StringWidth(l) > width {
@@ -122,4 +88,22 @@ func wrapBlock(text string, width int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// expandTabs replaces tabs by the spaces to the next multiple of 8, as a
+// terminal shows them, so that a line's width is what it measures.
+func expandTabs(l string) string {
+	var b strings.Builder
+	col := 0
+	for _, r := range l {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col += runewidth.RuneWidth(r)
+	}
+	return b.String()
 }

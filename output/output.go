@@ -1,6 +1,42 @@
 // Package output renders an envelope: as one JSON document for programs,
-// or as a summary line and tables (tablewriter) for a human on a terminal.
-// It decides nothing about the result and never changes it.
+// or as a summary line and a view for a human on a terminal. It decides
+// nothing about the result and never changes it: JSON is the same bytes
+// whatever the terminal, the color or the width.
+//
+// The human views, and why:
+//   - Every string from the agent's side (paths, titles, argv, diffs,
+//     command output, search lines) goes through output/visible before
+//     it is cut, wrapped or colored; colors are added around text already
+//     made visible, so nothing an agent wrote can start or end one.
+//   - Nothing is wider than the terminal (120 columns off one): list
+//     cells are cut with "…", records and text blocks wrap (a record is
+//     what a human decides on: its values are never cut), tabs are
+//     expanded before widths are measured.
+//   - Records are one field per line, "label:  value", numbers beside
+//     their labels; nested objects become dotted labels (sandbox.network);
+//     times are local to the second with how long ago ("(3m ago)"), in
+//     lists relative alone.
+//   - Lists are borderless columns, as ls and git print them: ids are
+//     never cut (they are copied into the next command), numbers are
+//     right-aligned, and when the columns cannot all stay legible the
+//     hashes and then the rightmost columns are left out and named.
+//   - Operations whose data has a shape of its own get a view (views.go):
+//     overview draws its files as tree(1), list is size and path, read the
+//     numbered window alone, search "path:line: text" with the match
+//     painted as ripgrep does, vcs log one line per commit, vcs status as
+//     git status -s, tasks show the board and an items table whose AFTER
+//     column (the dependencies) names rows by #, approval show the record
+//     then the diff (colored) or the command, command run/status/output
+//     the job and the tails of its output as text. A view that cannot
+//     read its data falls back to the generic rendering, never to an
+//     error.
+//   - Search results carry the pattern but not how it was read: the
+//     painted match is the reading (literal first, then regular
+//     expression, each with and without case) whose first match starts at
+//     the column the engine reported; none agrees, nothing is painted.
+//   - A command run on a terminal streams its output as it runs (the
+//     commands package tails the job's logs), and the view then leaves the
+//     tails out instead of printing them twice.
 package output
 
 import (
@@ -10,7 +46,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
+	"github.com/mattn/go-runewidth"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/output/visible"
@@ -23,9 +59,13 @@ type Format struct {
 	// Width is the terminal's width in columns: tables are cut to fit it
 	// and text is wrapped (0: OffTerminalWidth).
 	Width int
-	// Color marks diffs (+ green, - red, @@ cyan) and errors (red) with
-	// ANSI colors, added after every agent string was made visible.
+	// Color marks diffs (+ green, - red, @@ cyan), errors, statuses, ids,
+	// directories and search matches with ANSI colors, added after every
+	// agent string was made visible.
 	Color bool
+	// Streamed says the command's output was already shown on the
+	// terminal as it ran: a job's view leaves out its tails.
+	Streamed bool
 }
 
 // Render writes env to w.
@@ -65,79 +105,100 @@ func table(w io.Writer, env envelope.Envelope, f Format) error {
 	if env.Error != nil {
 		fmt.Fprintln(w, paint(f.Color, red, wrap(fmt.Sprintf("error %s: %s", visible.Line(string(env.Error.Code)), visible.Line(env.Error.Message)), width)))
 	}
-	if view(w, env, f) {
-		return artifacts(w, env, width)
+	var body bytes.Buffer
+	if !view(&body, env, f) {
+		data, err := ordered(env.Data)
+		if err != nil || data == nil {
+			return err
+		}
+		if err := generic(&body, data, f); err != nil {
+			return err
+		}
 	}
-	data, err := ordered(env.Data)
-	if err != nil || data == nil {
+	if _, err := w.Write(body.Bytes()); err != nil {
 		return err
 	}
-	var scalars [][2]string
-	var texts [][2]string
-	for _, kv := range data {
-		switch v := kv.value.(type) {
-		case []any:
-			if len(v) == 0 {
-				continue
-			}
-			fmt.Fprintf(w, "\n%s:\n", visible.Line(kv.key))
-			if err := list(w, v, width); err != nil {
-				return err
-			}
-		case string:
-			if strings.Contains(v, "\n") {
-				texts = append(texts, [2]string{kv.key, v})
-			} else {
-				scalars = append(scalars, [2]string{kv.key, v})
-			}
-		default:
-			scalars = append(scalars, [2]string{kv.key, cell(v)})
-		}
-	}
-	if len(scalars) > 0 {
-		rows := make([][]string, len(scalars))
-		for i, s := range scalars {
-			rows[i] = []string{visible.Line(s[0]), visible.Line(s[1])}
-		}
-		fitColumns(rows, width)
-		t := newTable(w)
-		t.AppendBulk(rows)
-		t.Render()
-	}
-	for _, t := range texts {
-		fmt.Fprintf(w, "\n%s:\n%s", visible.Line(t[0]), colorDiff(f.Color, wrapBlock(visible.Block(t[1]), width)))
-		if !strings.HasSuffix(t[1], "\n") {
-			fmt.Fprintln(w)
-		}
-	}
-	return artifacts(w, env, width)
+	return artifacts(w, env, body.Bytes(), width)
 }
 
-func artifacts(w io.Writer, env envelope.Envelope, width int) error {
+// generic renders data no view of its own reads: its scalar fields as a
+// record (a nested object's fields under dotted names, times human),
+// then each list as a table, then each multi-line text as a block.
+func generic(w io.Writer, data []kv, f Format) error {
+	var fields []field
+	var lists []kv
+	var texts [][2]string
+	var walk func(prefix string, obj []kv)
+	walk = func(prefix string, obj []kv) {
+		for _, e := range obj {
+			key := prefix + e.key
+			switch v := e.value.(type) {
+			case []kv:
+				walk(key+".", v)
+			case []any:
+				if len(v) > 0 {
+					lists = append(lists, kv{key, v})
+				}
+			case string:
+				if strings.Contains(v, "\n") {
+					texts = append(texts, [2]string{key, v})
+				} else if t, ok := timestamp(v); ok {
+					fields = append(fields, field{label: key, value: when(t)})
+				} else {
+					fields = append(fields, field{label: key, value: v})
+				}
+			default:
+				fields = append(fields, field{label: key, value: or(cell(v), "-")})
+			}
+		}
+	}
+	walk("", data)
+	record(w, fields, f)
+	for _, l := range lists {
+		fmt.Fprintf(w, "\n%s:\n", visible.Line(l.key))
+		if err := list(w, l.value.([]any), f); err != nil {
+			return err
+		}
+	}
+	for _, t := range texts {
+		block(w, t[0]+":", t[1], f)
+	}
+	return nil
+}
+
+// artifacts lists the files the envelope points to, but for those the
+// body above already named (a job's logs): one mention is enough.
+func artifacts(w io.Writer, env envelope.Envelope, body []byte, width int) error {
 	for _, a := range env.Artifacts {
+		if bytes.Contains(body, []byte(visible.Line(a.Path))) {
+			continue
+		}
 		fmt.Fprintln(w, wrap(fmt.Sprintf("artifact %s (%d bytes): %s", visible.Line(a.Path), a.Bytes, visible.Line(a.Description)), width))
 	}
 	return nil
 }
 
-// list renders an array: objects as a table with their keys as columns,
-// anything else one per line.
-func list(w io.Writer, items []any, width int) error {
+// list renders an array: objects as columns named by their keys, anything
+// else one per line. Ids are never cut (a human copies them into the next
+// command); when the columns cannot all keep a legible width, hashes go
+// first, then the rightmost columns, and a last line names what was left
+// out.
+func list(w io.Writer, items []any, f Format) error {
 	var cols []string
 	seen := map[string]bool{}
 	var rows []map[string]any
 	for _, it := range items {
 		m, ok := it.([]kv)
 		if !ok {
-			fmt.Fprintln(w, clip(visible.Line(cell(it)), width))
+			fmt.Fprintln(w, clip(visible.Line(cell(it)), f.Width))
 			continue
 		}
 		row := map[string]any{}
-		for _, f := range m {
-			row[f.key] = f.value
-			if !seen[f.key] {
-				seen[f.key] = true
-				cols = append(cols, f.key)
+		for _, e := range m {
+			row[e.key] = e.value
+			if !seen[e.key] {
+				seen[e.key] = true
+				cols = append(cols, e.key)
 			}
 		}
 		rows = append(rows, row)
@@ -145,34 +206,92 @@ func list(w io.Writer, items []any, width int) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	cells := make([][]string, 0, len(rows)+1)
-	header := make([]string, len(cols))
-	for i, c := range cols {
-		header[i] = visible.Line(c)
+	cells := make([][]string, len(rows))
+	numeric := make([]bool, len(cols))
+	for i := range numeric {
+		numeric[i] = true
 	}
-	cells = append(cells, header)
-	for _, r := range rows {
-		line := make([]string, len(cols))
+	for r, row := range rows {
+		cells[r] = make([]string, len(cols))
 		for i, c := range cols {
-			line[i] = visible.Line(cell(r[c]))
+			v := row[c]
+			if s, ok := v.(string); ok {
+				if t, ok := timestamp(s); ok {
+					v = relative(t)
+				}
+			}
+			if _, ok := v.(json.Number); !ok && v != nil {
+				numeric[i] = false
+			}
+			cells[r][i] = cell(v)
 		}
-		cells = append(cells, line)
 	}
-	fitColumns(cells, width)
-	t := newTable(w)
-	t.SetHeader(cells[0])
-	t.AppendBulk(cells[1:])
-	t.Render()
+	keep := keptColumns(cols, cells, f.Width)
+	var shown []column
+	var left []string
+	for i, c := range cols {
+		if keep[i] {
+			shown = append(shown, column{header: c, flex: !isID(c), keep: isID(c), right: numeric[i]})
+		} else {
+			left = append(left, c)
+		}
+	}
+	out := make([][]string, len(cells))
+	for r := range cells {
+		for i := range cols {
+			if keep[i] {
+				out[r] = append(out[r], cells[r][i])
+			}
+		}
+	}
+	grid(w, shown, out, nil, f)
+	if len(left) > 0 {
+		fmt.Fprintln(w, wrap(visible.Line("(not shown for the width: "+strings.Join(left, ", ")+"; -o json has every field)"), f.Width))
+	}
 	return nil
 }
 
-// newTable is tablewriter's classic API (v0.0.5): its package init is a
-// fraction of v1's, and every aw call pays package init (at most 0.5 ms each).
-func newTable(w io.Writer) *tablewriter.Table {
-	t := tablewriter.NewWriter(w)
-	t.SetAutoWrapText(false)
-	t.SetAutoFormatHeaders(false)
-	return t
+// isID says a column holds ids: "id", "jobId", "transactionId".
+func isID(key string) bool {
+	return key == "id" || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID")
+}
+
+// keptColumns chooses the columns that fit width when every column but
+// an id keeps min(its width, 10) columns: hashes are left out first, then
+// columns from the right; ids and the first column stay.
+func keptColumns(cols []string, cells [][]string, width int) []bool {
+	need := make([]int, len(cols))
+	for i, c := range cols {
+		need[i] = runewidth.StringWidth(c)
+		for _, r := range cells {
+			need[i] = max(need[i], runewidth.StringWidth(visible.Line(r[i])))
+		}
+		if !isID(c) {
+			need[i] = min(need[i], 10)
+		}
+	}
+	keep := make([]bool, len(cols))
+	total := -2
+	for i := range cols {
+		keep[i] = true
+		total += need[i] + 2
+	}
+	hash := func(c string) bool {
+		c = strings.ToLower(c)
+		return strings.Contains(c, "sha256") || strings.Contains(c, "hash")
+	}
+	for _, pass := range []func(i int) bool{
+		func(i int) bool { return hash(cols[i]) },
+		func(i int) bool { return !isID(cols[i]) },
+	} {
+		for i := len(cols) - 1; i > 0 && total > width; i-- {
+			if keep[i] && pass(i) {
+				keep[i] = false
+				total -= need[i] + 2
+			}
+		}
+	}
+	return keep
 }
 
 func cell(v any) string {

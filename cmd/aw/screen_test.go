@@ -50,11 +50,34 @@ func onScreen(t *testing.T, dir string, env []string, stdin []byte, answer strin
 // it wrote there.
 func onPty(t *testing.T, cols int, dir string, env []string, stdin []byte, answer string, args ...string) []byte {
 	t.Helper()
+	p := startPty(t, cols, dir, env, stdin, answer != "", args...)
+	if answer != "" {
+		p.waitFor("[y/N]")
+		p.ptmx.Write([]byte(answer + "\r"))
+	}
+	return p.wait()
+}
+
+// ptySession is aw running on a pseudo-terminal, its output read as it
+// comes.
+type ptySession struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	ptmx *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+}
+
+// startPty starts aw with stdout and stderr on a pseudo-terminal cols
+// wide; with ttyIn, stdin is the terminal too, otherwise the given bytes.
+func startPty(t *testing.T, cols int, dir string, env []string, stdin []byte, ttyIn bool, args ...string) *ptySession {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		testenv.NoPty(t, err)
 	}
-	defer ptmx.Close()
+	t.Cleanup(func() { ptmx.Close() })
 	pty.Setsize(ptmx, &pty.Winsize{Cols: uint16(cols), Rows: 60})
 	cmd := exec.Command(awBin, args...)
 	cmd.Dir = dir
@@ -64,7 +87,7 @@ func onPty(t *testing.T, cols int, dir string, env []string, stdin []byte, answe
 	// The terminal is the controlling terminal of a session of its own,
 	// as for a human's shell (child fd 0 or 1).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if answer != "" {
+	if ttyIn {
 		cmd.Stdin = tty
 	} else {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -75,47 +98,51 @@ func onPty(t *testing.T, cols int, dir string, env []string, stdin []byte, answe
 		t.Fatal(err)
 	}
 	tty.Close()
-	var mu sync.Mutex
-	var out bytes.Buffer
-	done := make(chan struct{})
+	p := &ptySession{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
 	go func() {
-		defer close(done)
+		defer close(p.done)
 		buf := make([]byte, 4096)
 		for {
 			n, err := ptmx.Read(buf)
-			mu.Lock()
-			out.Write(buf[:n])
-			mu.Unlock()
+			p.mu.Lock()
+			p.out.Write(buf[:n])
+			p.mu.Unlock()
 			if err != nil {
 				return
 			}
 		}
 	}()
-	if answer != "" {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			mu.Lock()
-			asked := bytes.Contains(out.Bytes(), []byte("[y/N]"))
-			mu.Unlock()
-			if asked {
-				break
-			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatalf("no y/N question: %q", out.String())
-			}
-			time.Sleep(10 * time.Millisecond)
+	return p
+}
+
+// seen is what aw wrote so far.
+func (p *ptySession) seen() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]byte(nil), p.out.Bytes()...)
+}
+
+// waitFor waits until aw has written s (at most 20 seconds).
+func (p *ptySession) waitFor(s string) {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !bytes.Contains(p.seen(), []byte(s)) {
+		if time.Now().After(deadline) {
+			p.cmd.Process.Kill()
+			p.t.Fatalf("%q never appeared: %q", s, p.seen())
 		}
-		ptmx.Write([]byte(answer + "\r"))
+		time.Sleep(10 * time.Millisecond)
 	}
-	cmd.Wait()
+}
+
+// wait waits for aw to exit and returns everything it wrote.
+func (p *ptySession) wait() []byte {
+	p.cmd.Wait()
 	select {
-	case <-done:
+	case <-p.done:
 	case <-time.After(5 * time.Second):
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	return append([]byte(nil), out.Bytes()...)
+	return p.seen()
 }
 
 // hostile is what an agent puts in a command line: a carriage return and an

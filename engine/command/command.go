@@ -881,7 +881,7 @@ func display(j *Job) string {
 	if j.Line != "" {
 		return j.Line
 	}
-	return quoteArgv(append([]string{j.Executable}, j.Args...))
+	return envelope.QuoteArgv(append([]string{j.Executable}, j.Args...))
 }
 
 // review is what the human deciding a staged command is shown.
@@ -901,19 +901,7 @@ func review(j *Job) string {
 	if j.Sandbox != nil {
 		box = strings.TrimPrefix(j.Sandbox.Summary(), "sandbox: ")
 	}
-	return fmt.Sprintf("$ %s\nruns:    %s (%s)\ncwd:     %s\ntimeout: %s\naction:  %s\nsandbox: %s", display(j), quoteArgv(j.Argv), how, j.Cwd, t, j.Action, box)
-}
-
-func quoteArgv(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}~#!") {
-			parts[i] = a
-			continue
-		}
-		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(parts, " ")
+	return fmt.Sprintf("$ %s\nruns:    %s (%s)\ncwd:     %s\ntimeout: %s\naction:  %s\nsandbox: %s", display(j), envelope.QuoteArgv(j.Argv), how, j.Cwd, t, j.Action, box)
 }
 
 func statusPhrase(j *Job) string {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Protocol is the value of every envelope's protocol field.
@@ -273,6 +274,20 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // Clip shortens s to at most n bytes on a character boundary, marking the cut.
 func Clip(s string, n int) string { return clip(s, n) }
+
+// QuoteArgv spells an argv as a shell line a human can read and paste:
+// an argument holding a space or a shell metacharacter is single-quoted.
+func QuoteArgv(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}~#!") {
+			parts[i] = a
+			continue
+		}
+		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(parts, " ")
+}
 
 // Limit applies a listing's limit argument: 0 means def; a value outside
 // 1..max is INVALID_INPUT naming the range and the default.

@@ -1,0 +1,230 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-runewidth"
+
+	"github.com/agentic-workspace/aw/output/visible"
+)
+
+// field is one line of a record: a label and its value, as the engine
+// wrote them (record makes both visible), and the color of the value.
+type field struct {
+	label, value, color string
+	// lines: the value's own line breaks are kept (indented under it,
+	// so no line of it can pass for another label); otherwise a newline
+	// is shown as \n.
+	lines bool
+}
+
+// record writes fields one per line, "label:  value", the labels aligned
+// so that every value stands beside its label. A long value wraps under
+// itself instead of being cut: a record is what a human decides on.
+// Empty values are left out.
+func record(w io.Writer, fields []field, f Format) {
+	lw := 0
+	for _, fl := range fields {
+		if fl.value != "" {
+			lw = max(lw, runewidth.StringWidth(visible.Line(fl.label))+1)
+		}
+	}
+	lw = min(lw, f.Width/3)
+	indent := strings.Repeat(" ", lw+2)
+	for _, fl := range fields {
+		if fl.value == "" {
+			continue
+		}
+		label := clip(visible.Line(fl.label)+":", lw)
+		parts := []string{fl.value}
+		if fl.lines {
+			parts = strings.Split(strings.TrimRight(fl.value, "\n"), "\n")
+		}
+		var lines []string
+		for _, p := range parts {
+			lines = append(lines, strings.Split(wrap(visible.Line(p), max(f.Width-lw-2, 10)), "\n")...)
+		}
+		for i, l := range lines {
+			lines[i] = paint(f.Color, fl.color, l)
+		}
+		pad := strings.Repeat(" ", max(lw-runewidth.StringWidth(label), 0)+2)
+		fmt.Fprintln(w, label+pad+strings.Join(lines, "\n"+indent))
+	}
+}
+
+// block writes a titled multi-line text (a diff, a review, a command's
+// output): made visible, tabs expanded, wrapped to the width, diffs
+// colored. An empty text writes nothing.
+func block(w io.Writer, title, text string, f Format) {
+	if text == "" {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n%s", paint(f.Color, bold, clip(visible.Line(title), f.Width)), colorDiff(f.Color, wrapBlock(visible.Block(text), f.Width)))
+	if !strings.HasSuffix(text, "\n") {
+		fmt.Fprintln(w)
+	}
+}
+
+// when is a timestamp for a record: local time to the second, and how
+// long ago (or how soon) it is.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Local().Format(time.DateTime) + " (" + relative(t) + ")"
+}
+
+// relative is a time as a human reads it in a list: "3m ago", "in 23h".
+func relative(t time.Time) string {
+	d := time.Since(t)
+	suffix := func(s string) string { return s + " ago" }
+	if d < 0 {
+		d = -d
+		suffix = func(s string) string { return "in " + s }
+	}
+	switch {
+	case d < time.Second:
+		return "now"
+	case d < time.Minute:
+		return suffix(fmt.Sprintf("%ds", int(d.Seconds())))
+	case d < time.Hour:
+		return suffix(fmt.Sprintf("%dm", int(d.Minutes())))
+	case d < 48*time.Hour:
+		return suffix(fmt.Sprintf("%dh", int(d.Hours())))
+	case d < 60*24*time.Hour:
+		return suffix(fmt.Sprintf("%dd", int(d.Hours()/24)))
+	}
+	return t.Local().Format(time.DateOnly)
+}
+
+// timestamp reads an RFC 3339 time the engine wrote ("2026-12-01T16:29:26.78Z").
+func timestamp(s string) (time.Time, bool) {
+	if len(s) < 20 || s[4] != '-' || s[10] != 'T' {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// bytesize is a byte count as ls -h prints it.
+func bytesize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f%c", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// column is one column of a grid: its header, and whether it gives way
+// first when the grid is wider than the screen (the free text of a row).
+type column struct {
+	header string
+	flex   bool
+	right  bool // numbers: right-aligned
+	// wrap: the last column's text wraps under itself instead of being
+	// cut (an item's text is what a human reads the table for).
+	wrap bool
+	// keep: ids, cut only when nothing else can give way (a human copies
+	// them into the next command).
+	keep bool
+}
+
+// grid writes rows as columns without borders, as ls and git print them,
+// two spaces apart, cut to the width: flexible columns give way first,
+// then the widest of the others. Cells are made visible here; colors[i][j]
+// paints a cell after it was cut.
+func grid(w io.Writer, cols []column, rows [][]string, colors [][]string, f Format) {
+	widths := make([]int, len(cols))
+	cells := make([][]string, len(rows))
+	for i, c := range cols {
+		widths[i] = runewidth.StringWidth(c.header)
+	}
+	for r, row := range rows {
+		cells[r] = make([]string, len(cols))
+		for i := range cols {
+			if i < len(row) {
+				cells[r][i] = visible.Line(row[i])
+			}
+			widths[i] = max(widths[i], runewidth.StringWidth(cells[r][i]))
+		}
+	}
+	budget := f.Width - 2*(len(cols)-1)
+	const least = 4
+	last := len(cols) - 1
+	natural := widths[last]
+	if cols[last].wrap {
+		widths[last] = min(natural, 20) // what it keeps before the others give way
+	}
+	// Who gives way, in turn: the flexible columns, the wrapping one,
+	// every other but the ids, and the ids only when nothing else can.
+	for _, may := range []func(c column) bool{
+		func(c column) bool { return c.flex },
+		func(c column) bool { return c.wrap },
+		func(c column) bool { return !c.keep },
+		func(c column) bool { return true },
+	} {
+		for sum(widths) > budget {
+			cut := -1
+			for i, c := range cols {
+				if may(c) && widths[i] > least && (cut < 0 || widths[i] > widths[cut]) {
+					cut = i
+				}
+			}
+			if cut < 0 {
+				break
+			}
+			widths[cut]--
+		}
+	}
+	if cols[last].wrap {
+		widths[last] = max(min(natural, budget-sum(widths[:last])), least)
+	}
+	line := func(cells []string, colors []string, header bool) {
+		var b strings.Builder
+		for i, c := range cells {
+			text := clip(c, widths[i])
+			if i == last && cols[i].wrap && !header {
+				indent := "\n" + strings.Repeat(" ", sum(widths[:last])+2*last)
+				text = strings.ReplaceAll(wrap(c, widths[i]), "\n", indent)
+			}
+			pad := strings.Repeat(" ", max(widths[i]-runewidth.StringWidth(text), 0))
+			color := ""
+			if header {
+				color = bold
+			} else if i < len(colors) {
+				color = colors[i]
+			}
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if cols[i].right {
+				b.WriteString(pad + paint(f.Color, color, text))
+			} else if i == len(cells)-1 {
+				b.WriteString(paint(f.Color, color, text))
+			} else {
+				b.WriteString(paint(f.Color, color, text) + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	headers := make([]string, len(cols))
+	for i, c := range cols {
+		headers[i] = c.header
+	}
+	line(headers, nil, true)
+	for r := range cells {
+		var c []string
+		if r < len(colors) {
+			c = colors[r]
+		}
+		line(cells[r], c, false)
+	}
+}
