@@ -1,12 +1,14 @@
 package output
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-runewidth"
+	"github.com/olekukonko/tablewriter"
 
 	"github.com/agentic-workspace/aw/output/visible"
 )
@@ -187,44 +189,56 @@ func grid(w io.Writer, cols []column, rows [][]string, colors [][]string, f Form
 	if cols[last].wrap {
 		widths[last] = max(min(natural, budget-sum(widths[:last])), least)
 	}
-	line := func(cells []string, colors []string, header bool) {
-		var b strings.Builder
-		for i, c := range cells {
-			text := clip(c, widths[i])
-			if i == last && cols[i].wrap && !header {
-				indent := "\n" + strings.Repeat(" ", sum(widths[:last])+2*last)
-				text = strings.ReplaceAll(wrap(c, widths[i]), "\n", indent)
-			}
-			pad := strings.Repeat(" ", max(widths[i]-runewidth.StringWidth(text), 0))
-			color := ""
-			if header {
-				color = bold
-			} else if i < len(colors) {
-				color = colors[i]
-			}
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if cols[i].right {
-				b.WriteString(pad + paint(f.Color, color, text))
-			} else if i == len(cells)-1 {
-				b.WriteString(paint(f.Color, color, text))
-			} else {
-				b.WriteString(paint(f.Color, color, text) + pad)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
+	// tablewriter lays the fitted, painted cells out without borders (it
+	// measures a cell without its color codes); the trailing padding it
+	// writes after the last column is trimmed.
+	var out bytes.Buffer
+	t := tablewriter.NewWriter(&out)
+	t.SetAutoWrapText(false)
+	t.SetAutoFormatHeaders(false)
+	t.SetBorder(false)
+	t.SetHeaderLine(false)
+	t.SetNoWhiteSpace(true)
+	t.SetTablePadding("  ")
+	t.SetHeaderAlignment(tablewriter.ALIGN_LEFT)
+	aligns := make([]int, len(cols))
 	headers := make([]string, len(cols))
 	for i, c := range cols {
-		headers[i] = c.header
-	}
-	line(headers, nil, true)
-	for r := range cells {
-		var c []string
-		if r < len(colors) {
-			c = colors[r]
+		aligns[i] = tablewriter.ALIGN_LEFT
+		if c.right {
+			aligns[i] = tablewriter.ALIGN_RIGHT
 		}
-		line(cells[r], c, false)
+		h := clip(c.header, widths[i])
+		if c.right { // a number's header stands over it
+			h = strings.Repeat(" ", max(widths[i]-runewidth.StringWidth(h), 0)) + h
+		}
+		headers[i] = paint(f.Color, bold, h)
+	}
+	t.SetColumnAlignment(aligns)
+	t.SetHeader(headers)
+	for r, row := range cells {
+		painted := make([]string, len(row))
+		for i, c := range row {
+			text := clip(c, widths[i])
+			if i == last && cols[i].wrap {
+				text = wrap(c, widths[i])
+			}
+			color := ""
+			if r < len(colors) && i < len(colors[r]) {
+				color = colors[r][i]
+			}
+			lines := strings.Split(text, "\n")
+			for j, l := range lines {
+				lines[j] = paint(f.Color, color, l)
+			}
+			painted[i] = strings.Join(lines, "\n")
+		}
+		t.Append(painted)
+	}
+	t.Render()
+	for _, l := range strings.SplitAfter(out.String(), "\n") {
+		if l != "" {
+			fmt.Fprintln(w, strings.TrimRight(l, " \n"))
+		}
 	}
 }
