@@ -171,7 +171,7 @@ error.code), 2 (usage) or 3 (staged for approval).`,
 	f.StringVarP(&a.format, "output", "o", "", "json or table (default: table on a terminal, json otherwise)")
 	f.BoolVar(&a.pretty, "pretty", false, "indent JSON output")
 	f.StringVar(&a.jq, "jq", "", "print the result of a jq expression over the envelope (strings raw, one result per line)")
-	f.StringVar(&a.color, "color", "auto", "color diffs and errors in table output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	f.StringVar(&a.color, "color", "auto", "color table output (diffs, search matches, statuses, errors): auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.BoolVar(&a.noPager, "no-pager", false, "never page long table output (default: $PAGER, else less -FRX, when it is longer than the terminal)")
 	f.StringVar(&a.fields, "fields", "", "print only these comma-separated fields of data, as one JSON object")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usage{err} })
