@@ -287,8 +287,14 @@ func List(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envel
 
 // CheckpointData is the data of show with a checkpoint_id.
 type CheckpointData struct {
-	Board      struct{ ID, Title string } `json:"board"`
-	Checkpoint Snapshot                   `json:"checkpoint"`
+	Board      BoardRef `json:"board"`
+	Checkpoint Snapshot `json:"checkpoint"`
+}
+
+// BoardRef names the board a checkpoint belongs to.
+type BoardRef struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
 }
 
 // Show returns a board, or the snapshot a checkpoint recorded.
@@ -318,8 +324,7 @@ func showCheckpoint(ws *workspace.Workspace, b *Board, id string) (envelope.Enve
 	if !found {
 		return envelope.Envelope{}, envelope.Errorf(envelope.NotFound, "board %s has no checkpoint %s: `aw tasks show %s` lists its checkpoints", b.ID, id, b.ID).With("checkpoint_id", id)
 	}
-	d := &CheckpointData{Checkpoint: snap}
-	d.Board.ID, d.Board.Title = b.ID, b.Title
+	d := &CheckpointData{Board: BoardRef{ID: b.ID, Title: b.Title}, Checkpoint: snap}
 	env := envelope.New("", fmt.Sprintf("Checkpoint %s of board %s (%s, %d items).", id, b.ID, snap.CreatedAt.Format(time.RFC3339), len(snap.Items)), d)
 	env.Fact("checkpoint %s of board %s: %q", id, b.ID, envelope.Clip(snap.Label, 80))
 	env.Omit("data.checkpoint.items")
