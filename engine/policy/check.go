@@ -50,6 +50,11 @@ func texts(ws []word) []string {
 	return out
 }
 
+type resolvedKey struct {
+	access workspace.Access
+	path   string
+}
+
 // checker carries one Check: the compiled settings, the verdict being built
 // and the first refusal (the one reported).
 type checker struct {
@@ -62,8 +67,8 @@ type checker struct {
 	line     string
 	dirs     []string // every root-relative directory the line may be in
 	seen     map[string]bool
-	resolved map[string]bool // dir, target and access already found inside the jail
-	argSeen  map[argKey]bool // words already checked as paths
+	resolved map[resolvedKey]bool // paths (from a line directory) already found inside the jail
+	argSeen  map[argKey]bool      // words already checked as paths
 	lookups  map[string][]Executable
 	env      []string          // the spawned environment, for PATH
 	pathDirs []string          // its PATH entries
@@ -194,7 +199,8 @@ func (c *checker) command(ws []word, depth int) {
 		c.refuse(NestedCommand, "", "", "commands are nested more than %d deep; run the inner command directly", maxDepth)
 		return
 	}
-	c.v.Commands = append(c.v.Commands, texts(ws))
+	argv := texts(ws) // also the verdict's record: nothing below changes it
+	c.v.Commands = append(c.v.Commands, argv)
 	name := ws[0]
 	if name.dynamic != "" {
 		c.refuse(NotAllowed, name.text, "", "the command name %s is decided at run time (%s): the policy cannot know what would run; write the executable's name literally", name.text, name.dynamic)
@@ -228,7 +234,6 @@ func (c *checker) command(ws []word, depth int) {
 			}
 		}
 	}
-	argv := texts(ws)
 	tool := specFor(low)
 	legacy := legacyRule(low)
 	if !shellDir && (c.argRules || tool != nil || legacy != nil) {
@@ -379,7 +384,7 @@ func (c *checker) path(w word, access workspace.Access, exe, what string) {
 		if !filepath.IsAbs(p) && d != "" && d != "." {
 			p = d + "/" + p
 		}
-		key := fmt.Sprint(access) + "\x00" + p
+		key := resolvedKey{access, p}
 		if c.resolved[key] {
 			continue // one line names build.log a hundred times
 		}
@@ -402,7 +407,7 @@ func (c *checker) path(w word, access workspace.Access, exe, what string) {
 			return
 		}
 		if c.resolved == nil {
-			c.resolved = map[string]bool{}
+			c.resolved = map[resolvedKey]bool{}
 		}
 		c.resolved[key] = true
 		c.addPath(res.Rel)

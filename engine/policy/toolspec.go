@@ -284,9 +284,8 @@ func (tab *optTable) lookupLong(name string, abbrev bool) (*optSpec, string) {
 type used struct {
 	o     *optSpec
 	as    string // how it was written (-oFILE, --outp=FILE)
-	val   word
-	val2  word
-	given bool // a value was given
+	val   word   // the first value; find's second (-fprintf FILE FORMAT) is a format, read by no rule
+	given bool   // a value was given
 }
 
 // toolCall is one parsed invocation: what the hooks read.
@@ -630,9 +629,6 @@ func (c *checker) parseExpression(t *toolSpec, tab *optTable, call *toolCall, ar
 				return nil
 			}
 			u.val, u.given = args[i+1], true
-			if n == 2 {
-				u.val2 = args[i+2]
-			}
 			i += n
 		}
 		if o.eff == eInner {
