@@ -473,7 +473,7 @@ var rsyncSpec = &toolSpec{
 	--exclude-from=FILE  read
 	--include=PATTERN
 	--include-from=FILE  read
-	--files-from=FILE  check:namelist
+	--files-from=FILE  names  it reads the names of the files to transfer from the file
 	-0|--from0
 	-s|--secluded-args|--protect-args
 	--old-args
@@ -514,7 +514,7 @@ var rsyncSpec = &toolSpec{
 	--dparam=OVERRIDE  refuse  it overrides daemon settings
 	--help`,
 	allow:  []string{"rsync -a src/ dst/", "rsync -av --delete sub/ backup/", "rsync -az sub/ user@host:backup/", "rsync -a --exclude=node_modules sub/ dst/", "rsync -n -a sub/ dst/", "rsync -a host:src/ sub/"},
-	refuse: []string{"denied-pattern: rsync -e ./evil a host:b", "denied-pattern: rsync -vrse ./evil a b", "denied-pattern: rsync --rsh=./evil a b", "denied-pattern: rsync --rs=./evil a b", "denied-pattern: rsync --rsync-path=./evil a host:b", "denied-pattern: rsync --rsync-p=x a b", "path-escape: rsync -a sub/ /tmp/x/", "path-escape: rsync -a sub/ .git/hooks/", "path-escape: rsync -a .env sub/", "path-escape: rsync -a /etc/shadow sub/", "path-escape: rsync --log-file=/tmp/l a b", "path-escape: rsync -a --remove-source-files .git/config sub/", "denied-pattern: rsync --read-batch=b sub/", "denied-pattern: rsync -M--log-file=/tmp/x a b", "denied-pattern: rsync -b --suffix=/../x a b", "path-escape: rsync --filter='merge .env' a b", "denied-pattern: rsync --files-from=- a b", "denied-pattern: rsync --bogus a b"},
+	refuse: []string{"denied-pattern: rsync -e ./evil a host:b", "denied-pattern: rsync -vrse ./evil a b", "denied-pattern: rsync --rsh=./evil a b", "denied-pattern: rsync --rs=./evil a b", "denied-pattern: rsync --rsync-path=./evil a host:b", "denied-pattern: rsync --rsync-p=x a b", "path-escape: rsync -a sub/ /tmp/x/", "path-escape: rsync -a sub/ .git/hooks/", "path-escape: rsync -a .env sub/", "path-escape: rsync -a /etc/shadow sub/", "path-escape: rsync --log-file=/tmp/l a b", "path-escape: rsync -a --remove-source-files .git/config sub/", "denied-pattern: rsync --read-batch=b sub/", "denied-pattern: rsync -M--log-file=/tmp/x a b", "denied-pattern: rsync -b --suffix=/../x a b", "path-escape: rsync --filter='merge .env' a b", "denied-pattern: rsync --files-from=- a b", "denied-pattern: rsync -a --files-from=list . b/", "denied-pattern: rsync --bogus a b"},
 	why:    "copies files, and runs a remote shell (-e) and a remote program (--rsync-path)",
 }
 
@@ -797,16 +797,6 @@ func init() {
 			return
 		}
 		c.path(u.val, readAccess, exe, "file "+exe+" "+u.o.name()+" reads")
-	}
-	valueRules["namelist"] = func(c *checker, exe string, u used) {
-		// The names of the files to read: from stdin they are names the
-		// policy never sees (echo .env | tar -cf x.tar -T -).
-		v := u.val.text
-		if v == "-" || strings.HasPrefix(v, "/dev/") || strings.HasPrefix(v, "/proc/") {
-			c.deniedArg(exe, u.as, "the names of the files it reads come from stdin, which the policy cannot check against denyPaths; name the files, or a list file inside the workspace")
-			return
-		}
-		c.path(u.val, readAccess, exe, "file list "+exe+" "+u.o.name()+" reads")
 	}
 	valueRules["gocompiler"] = func(c *checker, exe string, u used) {
 		if u.val.text != "gc" {

@@ -31,7 +31,7 @@ var gitOverlay = map[string]string{
 	--output=FILE  write
 	--config-env=X  refuse  configuration taken from the environment can run programs
 	-O|--orderfile=FILE  read
-	--pathspec-from-file=FILE  check:namelist`,
+	--pathspec-from-file=FILE  names  it reads the pathspecs from the file`,
 	"apply":          "--unsafe-paths  refuse  it lets the patch write outside the working tree",
 	"clone":          "-c|--config=KV  check:gitconfig\n--separate-git-dir=DIR  wdir\n--reference=REPO  read\n--reference-if-able=REPO  read",
 	"init":           "--separate-git-dir=DIR  wdir",
