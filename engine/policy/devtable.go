@@ -96,7 +96,7 @@ const goBuild = `
 	--mod=M
 	--modcacherw
 	--modfile=FILE  read
-	--overlay=FILE  read
+	--overlay=FILE  names  an overlay file maps source files to any other files, which go then reads
 	--pgo=FILE
 	--pkgdir=DIR  wdir
 	--tags=T
