@@ -10,7 +10,7 @@ import (
 	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
-const hostileAllow = `"git","sed","awk","cat","head","gzip","make","go","npm","rsync","zip","scp","emacs","printf","env","iconv","ls","nohup","less","vim","tar","gcc"`
+const hostileAllow = `"git","sed","awk","cat","head","gzip","make","go","npm","rsync","zip","scp","emacs","printf","env","iconv","ls","nohup","less","vim","tar","gcc","man"`
 
 // TestPolicyHostileFamilies: one variant of each family a hostile review
 // broke, through the built binary, in argv mode and in sh mode.
@@ -58,6 +58,8 @@ func TestPolicyHostileFamilies(t *testing.T) {
 			{"tar -cf a.tar -T names.txt", "denied-pattern"},
 			{"rsync -a --files-from=names.txt . dist/", "denied-pattern"},
 			{"gcc @names.txt", "denied-pattern"},
+			{"man -l names.txt", "denied-pattern"},
+			{"man ./names.txt", "denied-pattern"},
 		} {
 			line := tc.line
 			allowed, reason, msg := verdict(t, dir, "--line", line)

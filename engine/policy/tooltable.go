@@ -885,7 +885,7 @@ var lessSpec = &toolSpec{
 // LESSOPEN's command on every file.
 
 var manSpec = &toolSpec{
-	names: []string{"man"}, mode: gnu, abbrev: true, operands: []string{"arg"},
+	names: []string{"man"}, mode: gnu, abbrev: true, operands: []string{"arg"}, hook: "man",
 	opts: `
 	-C|--config-file=FILE  script  a man configuration file names the programs man runs
 	-d|--debug
@@ -894,14 +894,14 @@ var manSpec = &toolSpec{
 	-f|--whatis
 	-k|--apropos
 	-K|--global-apropos
-	-l|--local-file
+	-l|--local-file  names  a page source can include any other file (.so), which man then shows
 	-w|--where|--path|--location
 	-W|--where-cat|--location-cat
 	-c|--catman
 	-R|--recode=ENCODING
 	-L|--locale=LOCALE
 	-m|--systems=SYSTEM
-	-M|--manpath=PATH
+	-M|--manpath=PATH  names  pages from a directory the agent can write can include any other file (.so)
 	-S|-s|--sections=LIST
 	-e|--extension=EXT
 	-i|--ignore-case
@@ -928,7 +928,7 @@ var manSpec = &toolSpec{
 	--usage
 	-V|--version`,
 	allow:  []string{"man ls", "man 1 ls", "man -k printf", "man -w ls"},
-	refuse: []string{"denied-pattern: man -P 'sh -c id' ls", "denied-pattern: man --pager=evil ls", "denied-pattern: man --pag=evil ls", "denied-pattern: man -aPevil ls", "denied-pattern: man -H ls", "denied-pattern: man --html=evil ls", "nested-command: man -C man.conf ls", "nested-command: man --config-f=x ls", "denied-pattern: man --bogus ls"},
+	refuse: []string{"denied-pattern: man -P 'sh -c id' ls", "denied-pattern: man --pager=evil ls", "denied-pattern: man --pag=evil ls", "denied-pattern: man -aPevil ls", "denied-pattern: man -H ls", "denied-pattern: man --html=evil ls", "nested-command: man -C man.conf ls", "nested-command: man --config-f=x ls", "denied-pattern: man --bogus ls", "denied-pattern: man -l x.1", "denied-pattern: man ./x.1", "denied-pattern: man -M ./mp z", "denied-pattern: man --local x.1"},
 }
 
 // MANPAGER, PAGER, MANOPT, BROWSER are stripped or refused.
