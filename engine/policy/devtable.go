@@ -62,8 +62,8 @@ var goSpec = &toolSpec{
 	names: []string{"go"}, mode: goFlags, stopAtOperand: true, operands: []string{"arg"}, hook: "go",
 	opts: "--C=DIR  chdir\n--h|--help",
 	allow: []string{"go test ./...", "go build", "go build -o bin/app ./cmd/app", "go vet ./...", "go test -race -run TestX -count=1 ./pkg/...", "go test ./... -run TestX -v", "go test -coverprofile=c.out ./...", "go mod tidy", "go mod download",
-		"go env GOPATH", "go version", "go list -m all", "go fmt ./...", "go test -bench . -benchtime 100x -run XXX", "go build -ldflags='-s -w' .", "go run ./cmd/x -flag v", "go test -v=true ./...", "go -C sub test", "go get example.com/m@v1", "go test ./... -args -update", "go doc fmt", "go clean -testcache", "go help build", "go build -tags integration ./...", "go test -json ./..."},
-	refuse: []string{"denied-pattern: go test -exec ./evil ./...", "denied-pattern: go test -exec=./evil", "denied-pattern: go build -toolexec=./evil .", "denied-pattern: go build --toolexec ./evil", "denied-pattern: go vet -vettool=./evil ./...", "denied-pattern: go build -ldflags=-extld=./evil .", "denied-pattern: go build '-ldflags=-extldflags=-B/tmp' .", "denied-pattern: go build -compiler=gccgo .", "denied-pattern: go build -gccgoflags=-B/tmp .",
+		"go env GOPATH", "go version", "go list -m all", "go fmt ./...", "go test -bench . -benchtime 100x -run XXX", "go build -ldflags='-s -w' .", "go build -gcflags='all=-N -l' .", "go build -ldflags='-s -w -X main.version=1.2'", "go test -gcflags=-m ./...", "go run ./cmd/x -flag v", "go test -v=true ./...", "go -C sub test", "go get example.com/m@v1", "go test ./... -args -update", "go doc fmt", "go clean -testcache", "go help build", "go build -tags integration ./...", "go test -json ./..."},
+	refuse: []string{"denied-pattern: go test -exec ./evil ./...", "denied-pattern: go test -exec=./evil", "denied-pattern: go build -toolexec=./evil .", "denied-pattern: go build --toolexec ./evil", "denied-pattern: go vet -vettool=./evil ./...", "denied-pattern: go build -ldflags=-extld=./evil .", "denied-pattern: go build '-ldflags=-extldflags=-B/tmp' .", "denied-pattern: go build -compiler=gccgo .", "denied-pattern: go build -gccgoflags=-B/tmp .", "denied-pattern: go build -gcflags=-cpuprofile=/tmp/x .", "denied-pattern: go build '-gcflags=all=-importcfg x' .", "denied-pattern: go build '-ldflags=-s -o /tmp/x' .", "denied-pattern: go test -asmflags=-trace=x ./...", "path-escape: go build -pgo=.env .",
 		"path-escape: go build -o /tmp/x .", "path-escape: go build -o=.git/hooks/pre-commit .", "path-escape: go test -coverprofile=/tmp/c", "path-escape: go test -test.cpuprofile .agentic/x", "path-escape: go test -outputdir /tmp", "path-escape: go -C /tmp build", "path-escape: go -C .. build", "path-escape: go mod vendor -o /tmp/v", "path-escape: go build -modfile=.env .",
 		"denied-pattern: go env -w GOFLAGS=-toolexec=x", "denied-pattern: go env -u GOFLAGS", "nested-command: go generate ./...", "nested-command: go tool ./evil", "denied-pattern: go install ./...", "denied-pattern: go bug", "denied-pattern: go build -bogus .", "nested-command: go frobnicate", "denied-pattern: go test -run X -bogus"},
 	why: "builds and runs Go code; -exec, -toolexec, -vettool and linker flags name programs",
@@ -84,20 +84,20 @@ const goBuild = `
 	--v
 	--work
 	--x
-	--asmflags=F
+	--asmflags=F  check:gotoolflags
 	--buildmode=M
 	--buildvcs=X
 	--compiler=NAME  check:gocompiler
 	--gccgoflags=F  refuse  gccgo's flags can name the programs it runs; build with gc
-	--gcflags=F
+	--gcflags=F  check:gotoolflags
 	--installsuffix=S
-	--ldflags=F  check:goldflags
+	--ldflags=F  check:gotoolflags
 	--linkshared
 	--mod=M
 	--modcacherw
 	--modfile=FILE  read
 	--overlay=FILE  names  an overlay file maps source files to any other files, which go then reads
-	--pgo=FILE
+	--pgo=FILE  read
 	--pkgdir=DIR  wdir
 	--tags=T
 	--trimpath
@@ -803,9 +803,24 @@ func init() {
 			c.deniedArg(exe, u.as, "another compiler (gccgo) runs programs its flags name; build with gc")
 		}
 	}
-	valueRules["goldflags"] = func(c *checker, exe string, u used) {
-		if strings.Contains(u.val.text, "extld") || strings.Contains(u.val.text, "-tmpdir") {
-			c.deniedArg(exe, u.as, "-extld and -extldflags name the external linker and its flags (-B picks its programs); link with the default linker")
+	valueRules["gotoolflags"] = func(c *checker, exe string, u used) {
+		// -gcflags, -asmflags and -ldflags pass flags to the compiler,
+		// assembler and linker, several of which write files (-o,
+		// -cpuprofile, -trace), read configuration naming any file
+		// (-importcfg, -embedcfg) or pick programs (-extld): only flags
+		// that change code generation or output details pass.
+		for _, f := range strings.Fields(u.val.text) {
+			if pkgs, flag, ok := strings.Cut(f, "="); ok && !strings.HasPrefix(pkgs, "-") {
+				f = flag // all=-N, ./...=-m
+			}
+			name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+			if !strings.HasPrefix(f, "-") {
+				continue // the value of the flag before it (-X main.v=1)
+			}
+			if !goToolFlags[name] {
+				c.deniedArg(exe, u.as, "the flag -"+name+" is not one aw's rule knows to be harmless (compiler and linker flags such as -o, -cpuprofile, -trace, -importcfg, -embedcfg and -extld write files, read configuration naming any file or pick programs); use -N, -l, -m, -B, -s, -w, -X and the like")
+				return
+			}
 		}
 	}
 	valueRules["suffix"] = func(c *checker, exe string, u used) {
@@ -830,6 +845,12 @@ func init() {
 		}
 	}
 }
+
+// goToolFlags are compiler, assembler and linker flags that change only
+// the code built or the diagnostics printed.
+var goToolFlags = setOf("N", "l", "m", "B", "C", "S", "e", "h", "L", "race", "msan", "asan", "std", "complete", "dwarf", "dwarflocationlists",
+	"spectre", "wb", "c", "lang", "nolocalimports", "smallframes", "live", "shared", "dynlink", "trimpath", "p", "goversion", "pack", "v",
+	"s", "w", "X", "buildid", "compressdwarf", "checklinkname", "strictdups", "k", "f", "g", "linkmode", "buildmode", "debugtramp", "bindnow", "dumpdep", "funcalign", "stripfn", "E")
 
 // makeHook reads make's VAR=value operands: the shell make runs recipes
 // with is not the agent's to choose, a != assignment runs a command, and
