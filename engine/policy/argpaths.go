@@ -183,7 +183,7 @@ const maxGlobMatches = 4096
 // dynamic words ($x, $(…)) are refused elsewhere when a rule could read
 // them; their value cannot be known here.
 func (c *checker) globPaths(exe string, w word, write bool) {
-	if w.glob == "" {
+	if w.glob == nil {
 		return
 	}
 	for _, d := range c.dirs {
@@ -191,7 +191,7 @@ func (c *checker) globPaths(exe string, w word, write bool) {
 		if d != "" && d != "." {
 			base = filepath.Join(base, d)
 		}
-		pattern := w.glob
+		pattern := *w.glob
 		if !filepath.IsAbs(pattern) {
 			pattern = filepath.Join(base, pattern)
 		}

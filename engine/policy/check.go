@@ -22,17 +22,21 @@ const (
 // word is one argument after quote removal. dynamic says why its value is
 // only known when the shell runs ("$HOME", "$(…)", "a glob"); its text is
 // then the source as written.
+// (A line holds thousands of words: two strings and a pointer keep each
+// small.)
 type word struct {
 	text    string
-	dynamic string
-	// trailing marks the arguments xargs appends from stdin: only a rule
-	// that could read them (the tool's own, a deny pattern for it) refuses.
-	trailing bool
+	dynamic string // stdinArgs marks the arguments xargs appends from stdin
 	// glob is the word as a filepath.Match pattern when a glob is all
 	// that makes it dynamic (quoted parts escaped): the shell's expansion
 	// can be redone to see which files it names.
-	glob string
+	glob *string
 }
+
+// stdinArgs is the dynamic reason of the arguments xargs appends from
+// stdin: only a rule that could read them (the tool's own, a deny pattern
+// for it) refuses them.
+const stdinArgs = "the arguments xargs reads from stdin"
 
 func literal(argv []string) []word {
 	out := make([]word, len(argv))
@@ -69,7 +73,7 @@ type checker struct {
 	seen     map[string]bool
 	resolved map[resolvedKey]bool // paths (from a line directory) already found inside the jail
 	argSeen  map[argKey]bool      // words already checked as paths
-	lookups  map[string][]Executable
+	lookups  map[lookupKey][]Executable
 	env      []string          // the spawned environment, for PATH
 	pathDirs []string          // its PATH entries
 	grant    bool              // inside the -c text of a shell named in commands.allow: allow does not apply, deny does
@@ -238,7 +242,7 @@ func (c *checker) command(ws []word, depth int) {
 	legacy := legacyRule(low)
 	if !shellDir && (c.argRules || tool != nil || legacy != nil) {
 		for _, w := range ws[1:] {
-			if w.dynamic != "" && (!w.trailing || tool != nil || legacy != nil || c.patternMayMatch(exe)) {
+			if w.dynamic != "" && (w.dynamic != stdinArgs || tool != nil || legacy != nil || c.patternMayMatch(exe)) {
 				c.refuse(DeniedPattern, exe, "", "the argument %s of %s is decided at run time (%s) while argument rules are in force, so they cannot see the real argv; write the value literally", w.text, exe, w.dynamic)
 				return
 			}

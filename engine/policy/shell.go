@@ -269,7 +269,8 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 	if dyn != "" {
 		out.text = c.source(w)
 		if onlyGlob && !body {
-			out.glob = glob.String()
+			g := glob.String()
+			out.glob = &g
 		}
 	}
 	return out

@@ -141,7 +141,7 @@ func (c *checker) stdinInner(t *toolCall, ops []word) {
 		inner = append(inner, w)
 	}
 	if repl == "" {
-		inner = append(inner, word{text: "ARGS…", dynamic: "the arguments xargs reads from stdin", trailing: true})
+		inner = append(inner, word{text: "ARGS…", dynamic: stdinArgs})
 	}
 	c.command(inner, t.depth+1)
 }
