@@ -16,7 +16,9 @@ import (
 // canonical text is parsed again, checked, and is the only text /bin/sh
 // ever receives (Verdict.Canonical). The re-parse must print back to the
 // same text both as bash and as POSIX sh, so the two dialects /bin/sh may
-// be read the canonical line alike as far as the parser can tell.
+// be read the canonical line alike as far as the parser can tell (a line
+// of plain words and operators, which both dialects read alike, skips the
+// POSIX re-parse: see posixPlain).
 //
 // What the parser and a real shell (dash, bash) can read differently is
 // refused before that, as families rather than examples:
