@@ -10,7 +10,7 @@ import (
 	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
-const hostileAllow = `"git","sed","awk","cat","head","gzip","make","go","npm","rsync","zip","scp","emacs","printf","env","iconv","ls","nohup"`
+const hostileAllow = `"git","sed","awk","cat","head","gzip","make","go","npm","rsync","zip","scp","emacs","printf","env","iconv","ls","nohup","less","vim","tar","gcc","man"`
 
 // TestPolicyHostileFamilies: one variant of each family a hostile review
 // broke, through the built binary, in argv mode and in sh mode.
@@ -20,6 +20,7 @@ func TestPolicyHostileFamilies(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET=1\n"), 0o644)
 		os.MkdirAll(filepath.Join(dir, "sub", ".agentic"), 0o755)
 		os.WriteFile(filepath.Join(dir, "sub", ".agentic", "config.json"), []byte(`{"permissionMode":2}`), 0o644)
+		os.WriteFile(filepath.Join(dir, "names.txt"), []byte(".env\n"), 0o644)
 		os.WriteFile(filepath.Join(dir, "evil.patch"), []byte("--- /dev/null\n+++ b/.agentic/config.json\n@@ -0,0 +1 @@\n+{}\n"), 0o644)
 		for _, tc := range []struct{ line, reason string }{
 			{"cat .env", "path-escape"},
@@ -40,6 +41,25 @@ func TestPolicyHostileFamilies(t *testing.T) {
 			{"git clean -fdx", "denied-pattern"},
 			{"git fetch ./sub main", "nested-command"},
 			{"env GCONV_PATH=. iconv -f x -t y keep.txt", "denied-pattern"},
+			// git operands that move, delete or rewrite files, and the
+			// pathspecs git reads as patterns or magic
+			{"git mv .agentic/config.json keep2.txt", "path-escape"},
+			{"git rm --cached .env", "path-escape"},
+			{"git checkout -- ../outside", "path-escape"},
+			{"git checkout -- ':(icase).AGENTIC/config.json'", "denied-pattern"},
+			{"git add -f '.agenti?/config.json'", "path-escape"},
+			{"git log -p -- '.en*'", "path-escape"},
+			{"git log -p -- :/.env", "path-escape"},
+			{"git rm --pathspec-from-file=names.txt", "denied-pattern"},
+			// files named inside another file: tags, error files, name lists, response files
+			{"less -t main", "denied-pattern"},
+			{"vim -t main", "denied-pattern"},
+			{"vim -q names.txt", "denied-pattern"},
+			{"tar -cf a.tar -T names.txt", "denied-pattern"},
+			{"rsync -a --files-from=names.txt . dist/", "denied-pattern"},
+			{"gcc @names.txt", "denied-pattern"},
+			{"man -l names.txt", "denied-pattern"},
+			{"man ./names.txt", "denied-pattern"},
 		} {
 			line := tc.line
 			allowed, reason, msg := verdict(t, dir, "--line", line)
@@ -47,7 +67,7 @@ func TestPolicyHostileFamilies(t *testing.T) {
 				t.Errorf("%s %q: allowed=%v %s (%s), want %s", interp, line, allowed, reason, msg, tc.reason)
 			}
 		}
-		for _, line := range []string{"go test ./...", "npm test", "make test", "rsync -a sub/ dist/", "zip -r out.zip sub", "git status", "cat keep.txt .git/config"} {
+		for _, line := range []string{"go test ./...", "npm test", "make test", "rsync -a sub/ dist/", "zip -r out.zip sub", "git status", "cat keep.txt .git/config", "git grep -n foo -- '*.go'", "git mv keep.txt keep2.txt", "less -N keep.txt", "tar -czf a.tgz keep.txt"} {
 			if allowed, reason, msg := verdict(t, dir, "--line", line); !allowed {
 				t.Errorf("%s %q: refused %s (%s)", interp, line, reason, msg)
 			}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -54,7 +55,49 @@ func (c *checker) argumentPaths(exe string, args []word) {
 			continue
 		}
 		pathCandidates(w.text, func(p string) { c.argPath(exe, p, write) })
+		if !c.refused {
+			c.namesFromFile(exe, w.text, !readers[low])
+		}
 	}
+}
+
+// nameListOptions are the long options by which programs take the names
+// of the files to open from a file (wc and du --files0-from, cpio and
+// rsync-style --files-from, xargs-style --arg-file).
+var nameListOptions = []string{"--files0-from", "--files-from", "--from-file", "--file-list", "--filelist", "--arg-file", "--args-file", "--pathspec-from-file"}
+
+// namesFromFile refuses, for a program without a rule, a word that makes
+// it read names or arguments from a file: a name-list option, or (for a
+// program that is not a known reader) @FILE naming a file, the response
+// file of gcc, clang, javac, java, ld and the binutils, whose words are
+// read as more arguments (options included). Those names are not on the
+// line, and the file can change after the check.
+func (c *checker) namesFromFile(exe, s string, responseFiles bool) {
+	for _, o := range nameListOptions {
+		if s == o || strings.HasPrefix(s, o+"=") {
+			c.refuse(DeniedPattern, exe, "", "`%s %s` is refused: it reads the names of the files to open from a file, names the policy cannot check against denyPaths and protected paths; name the files on the command line", exe, s)
+			return
+		}
+	}
+	f, ok := strings.CutPrefix(s, "@")
+	if !responseFiles || !ok || f == "" {
+		return
+	}
+	for _, d := range c.dirs {
+		p := f
+		if !filepath.IsAbs(p) && d != "" && d != "." {
+			p = d + "/" + p
+		}
+		if res, err := c.ws.Jail.Resolve(p, workspace.Read); f == "-" || strings.HasPrefix(f, "/dev/") || strings.HasPrefix(f, "/proc/") || err == nil && isFile(res.Abs) || c.resolved[resolvedKey{workspace.Write, p}] {
+			c.refuse(DeniedPattern, exe, f, "`%s %s` is refused: %s reads more arguments (file names and options) from the response file %s, which the policy cannot check (the agent can write it); pass the arguments on the command line", exe, s, exe, f)
+			return
+		}
+	}
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
 }
 
 // pathCandidates calls f with the paths a word may name: itself, the
@@ -63,6 +106,9 @@ func (c *checker) argumentPaths(exe string, args []word) {
 func pathCandidates(s string, f func(string)) {
 	if s == "" || s == "-" || s == "--" {
 		return
+	}
+	if rest, ok := strings.CutPrefix(s, "@"); ok && rest != "" {
+		f(rest) // a response file (gcc @args), a scoped name (@types/node)
 	}
 	if !strings.HasPrefix(s, "-") {
 		f(s)
@@ -137,7 +183,7 @@ const maxGlobMatches = 4096
 // dynamic words ($x, $(…)) are refused elsewhere when a rule could read
 // them; their value cannot be known here.
 func (c *checker) globPaths(exe string, w word, write bool) {
-	if w.glob == "" {
+	if w.glob == nil {
 		return
 	}
 	for _, d := range c.dirs {
@@ -145,7 +191,7 @@ func (c *checker) globPaths(exe string, w word, write bool) {
 		if d != "" && d != "." {
 			base = filepath.Join(base, d)
 		}
-		pattern := w.glob
+		pattern := *w.glob
 		if !filepath.IsAbs(pattern) {
 			pattern = filepath.Join(base, pattern)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -15,7 +16,9 @@ import (
 // canonical text is parsed again, checked, and is the only text /bin/sh
 // ever receives (Verdict.Canonical). The re-parse must print back to the
 // same text both as bash and as POSIX sh, so the two dialects /bin/sh may
-// be read the canonical line alike as far as the parser can tell.
+// be read the canonical line alike as far as the parser can tell (a line
+// of plain words and operators, which both dialects read alike, skips the
+// POSIX re-parse: see posixPlain).
 //
 // What the parser and a real shell (dash, bash) can read differently is
 // refused before that, as families rather than examples:
@@ -60,7 +63,7 @@ func (c *checker) canonicalize(line string) (string, *syntax.File, bool) {
 		return "", nil, false
 	}
 	comments := strings.IndexByte(line, '#') >= 0
-	src, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(comments)).Parse(strings.NewReader(line), "")
+	src, err := parse(syntax.LangBash, line, comments)
 	if err != nil {
 		c.parseErr(err)
 		return "", nil, false
@@ -81,7 +84,7 @@ func (c *checker) canonicalize(line string) (string, *syntax.File, bool) {
 	}
 	f := src // the same text parses to the same tree
 	if canonical != line {
-		if f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(canonical), ""); err != nil {
+		if f, err = parse(syntax.LangBash, canonical, false); err != nil {
 			c.unsupported(fmt.Sprintf("a line whose re-print does not parse again (%v)", err), "write simple commands joined by ;, &&, || or |")
 			return "", nil, false
 		}
@@ -90,7 +93,10 @@ func (c *checker) canonicalize(line string) (string, *syntax.File, bool) {
 			return "", nil, false
 		}
 	}
-	posix, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(canonical), "")
+	if posixPlain(canonical) {
+		return canonical, f, true
+	}
+	posix, err := parse(syntax.LangPOSIX, canonical, false)
 	if err == nil {
 		var again string
 		if again, err = printLine(posix); err == nil && again != canonical {
@@ -104,14 +110,131 @@ func (c *checker) canonicalize(line string) (string, *syntax.File, bool) {
 	return canonical, f, true
 }
 
+// Parsers and the printer are reused across checks: each carries buffers
+// a 500-command line would otherwise allocate again (both reset
+// themselves on every call).
+var (
+	parsers = [2]sync.Pool{
+		{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }},
+		{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }},
+	}
+	printers = sync.Pool{New: func() any { return syntax.NewPrinter(syntax.SpaceRedirects(true)) }}
+)
+
+// parse reads line in lang (bash or POSIX sh), keeping comments when asked.
+func parse(lang syntax.LangVariant, line string, comments bool) (*syntax.File, error) {
+	pool := &parsers[0]
+	if lang == syntax.LangPOSIX {
+		pool = &parsers[1]
+	}
+	p := pool.Get().(*syntax.Parser)
+	defer pool.Put(p)
+	syntax.KeepComments(comments)(p)
+	return p.Parse(strings.NewReader(line), "")
+}
+
 // printLine is the canonical print: mvdan.cc/sh's printer with `> file`
 // spacing (the way people write it, so an ordinary line prints as itself).
 func printLine(f *syntax.File) (string, error) {
 	var b strings.Builder
-	if err := syntax.NewPrinter(syntax.SpaceRedirects(true)).Print(&b, f); err != nil {
+	if f.End().IsValid() {
+		b.Grow(int(f.End().Offset()) + 64) // about the source's length
+	}
+	p := printers.Get().(*syntax.Printer)
+	defer printers.Put(p)
+	if err := p.Print(&b, f); err != nil {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// bashOnlyWords are the words mvdan.cc/sh's bash parser reads as syntax
+// (a clause, a declaration, a test) where its POSIX parser reads a plain
+// command name.
+var bashOnlyWords = setOf("[[", "]]", "let", "function", "declare", "local", "export", "readonly", "typeset", "nameref", "time", "coproc", "select")
+
+// posixPlain reports a line made only of what mvdan.cc/sh's bash and
+// POSIX parsers read alike: words of letters, digits, _./,:=%@+-*? and
+// quoted text without $, ` or \ (single quotes hold anything), joined by
+// blanks, newlines, ;, &&, |, || and the redirections >, >>, >|, <, <>,
+// >& and <&, with no word the bash parser takes as syntax (time, let,
+// declare, …) and no +=. Every construct whose reading differs between
+// the two dialects needs a character outside that set ($, (, {, [, !,
+// &>, |&, ;&, <<), so for such a line the POSIX re-parse is skipped (it
+// is a third of a long ordinary line's check); TestPosixPlainParsesAlike
+// holds the claim against the parser.
+func posixPlain(line string) bool {
+	start := 0 // of the current unquoted word
+	word := func(end int) bool {
+		w := line[start:end]
+		return !bashOnlyWords[w] && !strings.Contains(w, "+=")
+	}
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9', strings.IndexByte("_./,:=%@+-*?", ch) >= 0:
+			continue
+		case ch == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return false
+			}
+			i += 1 + end
+			continue
+		case ch == '"':
+			end := strings.IndexByte(line[i+1:], '"')
+			if end < 0 || strings.ContainsAny(line[i+1:i+1+end], "$`\\") {
+				return false
+			}
+			i += 1 + end
+			continue
+		}
+		// ch ends a word: a blank or an operator
+		if !word(i) {
+			return false
+		}
+		var next byte
+		if i+1 < len(line) {
+			next = line[i+1]
+		}
+		switch ch {
+		case ' ', '\t', '\n':
+		case ';':
+			if next == ';' || next == '&' {
+				return false
+			}
+		case '&':
+			if next != '&' || i+2 < len(line) && line[i+2] == '&' {
+				return false
+			}
+			i++
+		case '|':
+			if next == '&' {
+				return false
+			}
+			if next == '|' {
+				i++
+			}
+		case '<':
+			if next == '<' {
+				return false
+			}
+			if next == '>' || next == '&' {
+				i++
+			}
+		case '>':
+			if next == '>' || next == '|' || next == '&' {
+				i++
+			}
+			if i+1 < len(line) && (line[i+1] == '&' || line[i+1] == '>' || line[i+1] == '|') {
+				return false // >>&, >&>, >&& and the like: leave them to the parsers
+			}
+		default:
+			return false
+		}
+		start = i + 1
+	}
+	return word(len(line))
 }
 
 // oddCharacter finds a character a shell and a reader (human or parser)

@@ -3,6 +3,8 @@ package policy
 import (
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // TestCanonicalFamilies: each family where the parser and sh can read a
@@ -122,5 +124,61 @@ func TestCanonicalLocale(t *testing.T) {
 	}
 	if v := Check(ws, Request{Line: "LANG=C go test"}); !v.Allowed {
 		t.Errorf("a locale for one command is refused: %s", v.Message)
+	}
+}
+
+// TestPosixPlainParsesAlike holds posixPlain's claim against the parser:
+// for generated lines of words, quotes, keywords and operators, every
+// line it calls plain prints the same after a bash and a POSIX parse (so
+// skipping the POSIX re-parse for it decides nothing differently), and
+// the lines the dialects read differently are never called plain.
+func TestPosixPlainParsesAlike(t *testing.T) {
+	words := []string{"ls", "go", "time", "let", "declare", "export", "local", "function", "select", "coproc", "a=b", "a+=b", "a=(b)",
+		"'x y'", `"q r"`, `"$x"`, "-n", "x*", "f?", "@", "%", ",", "[[", "]]", "[x]", "{a}", "{", "}", "!", "$x", "`ls`", "~", "#c", "a\\ b", "(", ")"}
+	ops := []string{" ", " ", " ", ";", "; ", " && ", "&&", " || ", " | ", "|", " & ", " > f ", ">f", " >> f ", " >| f ", " < f ", " <> f ", " >& 2 ", " <&0 ", " 2>&1 ",
+		" &> f ", "&>>f", " |& ", " ;& ", " ;; ", "\n", " << E\nx\nE\n", " <<< x ", "&&&", ">&>", " >>& f"}
+	seed := uint32(1)
+	next := func(n int) int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	plain, differ := 0, 0
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for j, n := 0, 1+next(6); j < n; j++ {
+			if j > 0 {
+				b.WriteString(ops[next(len(ops))])
+			}
+			b.WriteString(words[next(len(words))])
+			if next(2) == 0 {
+				b.WriteString(" " + words[next(len(words))])
+			}
+		}
+		line := b.String()
+		bash, err := parse(syntax.LangBash, line, false)
+		if err != nil {
+			continue
+		}
+		canonical, err := printLine(bash)
+		if err != nil {
+			continue
+		}
+		same := false
+		if posix, err := parse(syntax.LangPOSIX, canonical, false); err == nil {
+			again, err := printLine(posix)
+			same = err == nil && again == canonical
+		}
+		if !same {
+			differ++
+		}
+		if posixPlain(canonical) {
+			plain++
+			if !same {
+				t.Errorf("posixPlain(%q) but bash and POSIX sh read it differently", canonical)
+			}
+		}
+	}
+	if plain < 1000 || differ < 1000 {
+		t.Errorf("the corpus exercises too little: %d plain lines, %d read differently", plain, differ)
 	}
 }

@@ -22,17 +22,21 @@ const (
 // word is one argument after quote removal. dynamic says why its value is
 // only known when the shell runs ("$HOME", "$(…)", "a glob"); its text is
 // then the source as written.
+// (A line holds thousands of words: two strings and a pointer keep each
+// small.)
 type word struct {
 	text    string
-	dynamic string
-	// trailing marks the arguments xargs appends from stdin: only a rule
-	// that could read them (the tool's own, a deny pattern for it) refuses.
-	trailing bool
+	dynamic string // stdinArgs marks the arguments xargs appends from stdin
 	// glob is the word as a filepath.Match pattern when a glob is all
 	// that makes it dynamic (quoted parts escaped): the shell's expansion
 	// can be redone to see which files it names.
-	glob string
+	glob *string
 }
+
+// stdinArgs is the dynamic reason of the arguments xargs appends from
+// stdin: only a rule that could read them (the tool's own, a deny pattern
+// for it) refuses them.
+const stdinArgs = "the arguments xargs reads from stdin"
 
 func literal(argv []string) []word {
 	out := make([]word, len(argv))
@@ -50,6 +54,11 @@ func texts(ws []word) []string {
 	return out
 }
 
+type resolvedKey struct {
+	access workspace.Access
+	path   string
+}
+
 // checker carries one Check: the compiled settings, the verdict being built
 // and the first refusal (the one reported).
 type checker struct {
@@ -62,9 +71,9 @@ type checker struct {
 	line     string
 	dirs     []string // every root-relative directory the line may be in
 	seen     map[string]bool
-	resolved map[string]bool // dir, target and access already found inside the jail
-	argSeen  map[argKey]bool // words already checked as paths
-	lookups  map[string][]Executable
+	resolved map[resolvedKey]bool // paths (from a line directory) already found inside the jail
+	argSeen  map[argKey]bool      // words already checked as paths
+	lookups  map[lookupKey][]Executable
 	env      []string          // the spawned environment, for PATH
 	pathDirs []string          // its PATH entries
 	grant    bool              // inside the -c text of a shell named in commands.allow: allow does not apply, deny does
@@ -194,7 +203,8 @@ func (c *checker) command(ws []word, depth int) {
 		c.refuse(NestedCommand, "", "", "commands are nested more than %d deep; run the inner command directly", maxDepth)
 		return
 	}
-	c.v.Commands = append(c.v.Commands, texts(ws))
+	argv := texts(ws) // also the verdict's record: nothing below changes it
+	c.v.Commands = append(c.v.Commands, argv)
 	name := ws[0]
 	if name.dynamic != "" {
 		c.refuse(NotAllowed, name.text, "", "the command name %s is decided at run time (%s): the policy cannot know what would run; write the executable's name literally", name.text, name.dynamic)
@@ -228,12 +238,11 @@ func (c *checker) command(ws []word, depth int) {
 			}
 		}
 	}
-	argv := texts(ws)
 	tool := specFor(low)
 	legacy := legacyRule(low)
 	if !shellDir && (c.argRules || tool != nil || legacy != nil) {
 		for _, w := range ws[1:] {
-			if w.dynamic != "" && (!w.trailing || tool != nil || legacy != nil || c.patternMayMatch(exe)) {
+			if w.dynamic != "" && (w.dynamic != stdinArgs || tool != nil || legacy != nil || c.patternMayMatch(exe)) {
 				c.refuse(DeniedPattern, exe, "", "the argument %s of %s is decided at run time (%s) while argument rules are in force, so they cannot see the real argv; write the value literally", w.text, exe, w.dynamic)
 				return
 			}
@@ -379,7 +388,7 @@ func (c *checker) path(w word, access workspace.Access, exe, what string) {
 		if !filepath.IsAbs(p) && d != "" && d != "." {
 			p = d + "/" + p
 		}
-		key := fmt.Sprint(access) + "\x00" + p
+		key := resolvedKey{access, p}
 		if c.resolved[key] {
 			continue // one line names build.log a hundred times
 		}
@@ -402,7 +411,7 @@ func (c *checker) path(w word, access workspace.Access, exe, what string) {
 			return
 		}
 		if c.resolved == nil {
-			c.resolved = map[string]bool{}
+			c.resolved = map[resolvedKey]bool{}
 		}
 		c.resolved[key] = true
 		c.addPath(res.Rel)

@@ -95,6 +95,7 @@ type tcase struct {
 	path   string   // the refused path, when checked
 	msg    string   // a fragment of the message, when checked
 	setup  func(*workspace.Settings)
+	files  []string // created (empty) in the fixture before the check
 }
 
 // refusals is the corpus of published and obvious bypasses of a coding

@@ -62,8 +62,8 @@ var goSpec = &toolSpec{
 	names: []string{"go"}, mode: goFlags, stopAtOperand: true, operands: []string{"arg"}, hook: "go",
 	opts: "--C=DIR  chdir\n--h|--help",
 	allow: []string{"go test ./...", "go build", "go build -o bin/app ./cmd/app", "go vet ./...", "go test -race -run TestX -count=1 ./pkg/...", "go test ./... -run TestX -v", "go test -coverprofile=c.out ./...", "go mod tidy", "go mod download",
-		"go env GOPATH", "go version", "go list -m all", "go fmt ./...", "go test -bench . -benchtime 100x -run XXX", "go build -ldflags='-s -w' .", "go run ./cmd/x -flag v", "go test -v=true ./...", "go -C sub test", "go get example.com/m@v1", "go test ./... -args -update", "go doc fmt", "go clean -testcache", "go help build", "go build -tags integration ./...", "go test -json ./..."},
-	refuse: []string{"denied-pattern: go test -exec ./evil ./...", "denied-pattern: go test -exec=./evil", "denied-pattern: go build -toolexec=./evil .", "denied-pattern: go build --toolexec ./evil", "denied-pattern: go vet -vettool=./evil ./...", "denied-pattern: go build -ldflags=-extld=./evil .", "denied-pattern: go build '-ldflags=-extldflags=-B/tmp' .", "denied-pattern: go build -compiler=gccgo .", "denied-pattern: go build -gccgoflags=-B/tmp .",
+		"go env GOPATH", "go version", "go list -m all", "go fmt ./...", "go test -bench . -benchtime 100x -run XXX", "go build -ldflags='-s -w' .", "go build -gcflags='all=-N -l' .", "go build -ldflags='-s -w -X main.version=1.2'", "go test -gcflags=-m ./...", "go run ./cmd/x -flag v", "go test -v=true ./...", "go -C sub test", "go get example.com/m@v1", "go test ./... -args -update", "go doc fmt", "go clean -testcache", "go help build", "go build -tags integration ./...", "go test -json ./..."},
+	refuse: []string{"denied-pattern: go test -exec ./evil ./...", "denied-pattern: go test -exec=./evil", "denied-pattern: go build -toolexec=./evil .", "denied-pattern: go build --toolexec ./evil", "denied-pattern: go vet -vettool=./evil ./...", "denied-pattern: go build -ldflags=-extld=./evil .", "denied-pattern: go build '-ldflags=-extldflags=-B/tmp' .", "denied-pattern: go build -compiler=gccgo .", "denied-pattern: go build -gccgoflags=-B/tmp .", "denied-pattern: go build -gcflags=-cpuprofile=/tmp/x .", "denied-pattern: go build '-gcflags=all=-importcfg x' .", "denied-pattern: go build '-ldflags=-s -o /tmp/x' .", "denied-pattern: go test -asmflags=-trace=x ./...", "path-escape: go build -pgo=.env .",
 		"path-escape: go build -o /tmp/x .", "path-escape: go build -o=.git/hooks/pre-commit .", "path-escape: go test -coverprofile=/tmp/c", "path-escape: go test -test.cpuprofile .agentic/x", "path-escape: go test -outputdir /tmp", "path-escape: go -C /tmp build", "path-escape: go -C .. build", "path-escape: go mod vendor -o /tmp/v", "path-escape: go build -modfile=.env .",
 		"denied-pattern: go env -w GOFLAGS=-toolexec=x", "denied-pattern: go env -u GOFLAGS", "nested-command: go generate ./...", "nested-command: go tool ./evil", "denied-pattern: go install ./...", "denied-pattern: go bug", "denied-pattern: go build -bogus .", "nested-command: go frobnicate", "denied-pattern: go test -run X -bogus"},
 	why: "builds and runs Go code; -exec, -toolexec, -vettool and linker flags name programs",
@@ -84,20 +84,20 @@ const goBuild = `
 	--v
 	--work
 	--x
-	--asmflags=F
+	--asmflags=F  check:gotoolflags
 	--buildmode=M
 	--buildvcs=X
 	--compiler=NAME  check:gocompiler
 	--gccgoflags=F  refuse  gccgo's flags can name the programs it runs; build with gc
-	--gcflags=F
+	--gcflags=F  check:gotoolflags
 	--installsuffix=S
-	--ldflags=F  check:goldflags
+	--ldflags=F  check:gotoolflags
 	--linkshared
 	--mod=M
 	--modcacherw
 	--modfile=FILE  read
-	--overlay=FILE  read
-	--pgo=FILE
+	--overlay=FILE  names  an overlay file maps source files to any other files, which go then reads
+	--pgo=FILE  read
 	--pkgdir=DIR  wdir
 	--tags=T
 	--trimpath
@@ -473,7 +473,7 @@ var rsyncSpec = &toolSpec{
 	--exclude-from=FILE  read
 	--include=PATTERN
 	--include-from=FILE  read
-	--files-from=FILE  check:namelist
+	--files-from=FILE  names  it reads the names of the files to transfer from the file
 	-0|--from0
 	-s|--secluded-args|--protect-args
 	--old-args
@@ -514,7 +514,7 @@ var rsyncSpec = &toolSpec{
 	--dparam=OVERRIDE  refuse  it overrides daemon settings
 	--help`,
 	allow:  []string{"rsync -a src/ dst/", "rsync -av --delete sub/ backup/", "rsync -az sub/ user@host:backup/", "rsync -a --exclude=node_modules sub/ dst/", "rsync -n -a sub/ dst/", "rsync -a host:src/ sub/"},
-	refuse: []string{"denied-pattern: rsync -e ./evil a host:b", "denied-pattern: rsync -vrse ./evil a b", "denied-pattern: rsync --rsh=./evil a b", "denied-pattern: rsync --rs=./evil a b", "denied-pattern: rsync --rsync-path=./evil a host:b", "denied-pattern: rsync --rsync-p=x a b", "path-escape: rsync -a sub/ /tmp/x/", "path-escape: rsync -a sub/ .git/hooks/", "path-escape: rsync -a .env sub/", "path-escape: rsync -a /etc/shadow sub/", "path-escape: rsync --log-file=/tmp/l a b", "path-escape: rsync -a --remove-source-files .git/config sub/", "denied-pattern: rsync --read-batch=b sub/", "denied-pattern: rsync -M--log-file=/tmp/x a b", "denied-pattern: rsync -b --suffix=/../x a b", "path-escape: rsync --filter='merge .env' a b", "denied-pattern: rsync --files-from=- a b", "denied-pattern: rsync --bogus a b"},
+	refuse: []string{"denied-pattern: rsync -e ./evil a host:b", "denied-pattern: rsync -vrse ./evil a b", "denied-pattern: rsync --rsh=./evil a b", "denied-pattern: rsync --rs=./evil a b", "denied-pattern: rsync --rsync-path=./evil a host:b", "denied-pattern: rsync --rsync-p=x a b", "path-escape: rsync -a sub/ /tmp/x/", "path-escape: rsync -a sub/ .git/hooks/", "path-escape: rsync -a .env sub/", "path-escape: rsync -a /etc/shadow sub/", "path-escape: rsync --log-file=/tmp/l a b", "path-escape: rsync -a --remove-source-files .git/config sub/", "denied-pattern: rsync --read-batch=b sub/", "denied-pattern: rsync -M--log-file=/tmp/x a b", "denied-pattern: rsync -b --suffix=/../x a b", "path-escape: rsync --filter='merge .env' a b", "denied-pattern: rsync --files-from=- a b", "denied-pattern: rsync -a --files-from=list . b/", "denied-pattern: rsync --bogus a b"},
 	why:    "copies files, and runs a remote shell (-e) and a remote program (--rsync-path)",
 }
 
@@ -798,24 +798,29 @@ func init() {
 		}
 		c.path(u.val, readAccess, exe, "file "+exe+" "+u.o.name()+" reads")
 	}
-	valueRules["namelist"] = func(c *checker, exe string, u used) {
-		// The names of the files to read: from stdin they are names the
-		// policy never sees (echo .env | tar -cf x.tar -T -).
-		v := u.val.text
-		if v == "-" || strings.HasPrefix(v, "/dev/") || strings.HasPrefix(v, "/proc/") {
-			c.deniedArg(exe, u.as, "the names of the files it reads come from stdin, which the policy cannot check against denyPaths; name the files, or a list file inside the workspace")
-			return
-		}
-		c.path(u.val, readAccess, exe, "file list "+exe+" "+u.o.name()+" reads")
-	}
 	valueRules["gocompiler"] = func(c *checker, exe string, u used) {
 		if u.val.text != "gc" {
 			c.deniedArg(exe, u.as, "another compiler (gccgo) runs programs its flags name; build with gc")
 		}
 	}
-	valueRules["goldflags"] = func(c *checker, exe string, u used) {
-		if strings.Contains(u.val.text, "extld") || strings.Contains(u.val.text, "-tmpdir") {
-			c.deniedArg(exe, u.as, "-extld and -extldflags name the external linker and its flags (-B picks its programs); link with the default linker")
+	valueRules["gotoolflags"] = func(c *checker, exe string, u used) {
+		// -gcflags, -asmflags and -ldflags pass flags to the compiler,
+		// assembler and linker, several of which write files (-o,
+		// -cpuprofile, -trace), read configuration naming any file
+		// (-importcfg, -embedcfg) or pick programs (-extld): only flags
+		// that change code generation or output details pass.
+		for _, f := range strings.Fields(u.val.text) {
+			if pkgs, flag, ok := strings.Cut(f, "="); ok && !strings.HasPrefix(pkgs, "-") {
+				f = flag // all=-N, ./...=-m
+			}
+			name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+			if !strings.HasPrefix(f, "-") {
+				continue // the value of the flag before it (-X main.v=1)
+			}
+			if !goToolFlags[name] {
+				c.deniedArg(exe, u.as, "the flag -"+name+" is not one aw's rule knows to be harmless (compiler and linker flags such as -o, -cpuprofile, -trace, -importcfg, -embedcfg and -extld write files, read configuration naming any file or pick programs); use -N, -l, -m, -B, -s, -w, -X and the like")
+				return
+			}
 		}
 	}
 	valueRules["suffix"] = func(c *checker, exe string, u used) {
@@ -840,6 +845,12 @@ func init() {
 		}
 	}
 }
+
+// goToolFlags are compiler, assembler and linker flags that change only
+// the code built or the diagnostics printed.
+var goToolFlags = setOf("N", "l", "m", "B", "C", "S", "e", "h", "L", "race", "msan", "asan", "std", "complete", "dwarf", "dwarflocationlists",
+	"spectre", "wb", "c", "lang", "nolocalimports", "smallframes", "live", "shared", "dynlink", "trimpath", "p", "goversion", "pack", "v",
+	"s", "w", "X", "buildid", "compressdwarf", "checklinkname", "strictdups", "k", "f", "g", "linkmode", "buildmode", "debugtramp", "bindnow", "dumpdep", "funcalign", "stripfn", "E")
 
 // makeHook reads make's VAR=value operands: the shell make runs recipes
 // with is not the agent's to choose, a != assignment runs a command, and

@@ -2,8 +2,12 @@ package policy
 
 import (
 	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +35,7 @@ var gitOverlay = map[string]string{
 	--output=FILE  write
 	--config-env=X  refuse  configuration taken from the environment can run programs
 	-O|--orderfile=FILE  read
-	--pathspec-from-file=FILE  check:namelist`,
+	--pathspec-from-file=FILE  names  it reads the pathspecs from the file`,
 	"apply":          "--unsafe-paths  refuse  it lets the patch write outside the working tree",
 	"clone":          "-c|--config=KV  check:gitconfig\n--separate-git-dir=DIR  wdir\n--reference=REPO  read\n--reference-if-able=REPO  read",
 	"init":           "--separate-git-dir=DIR  wdir",
@@ -39,7 +43,10 @@ var gitOverlay = map[string]string{
 	"grep":           "-O|--open-files-in-pager[=PAGER]  run  it opens the matches in a program\n-f=FILE  read",
 	"format-patch":   "-o|--output-directory=DIR  wdir",
 	"archive":        "-o|--output=FILE  write",
-	"checkout-index": "--prefix=DIR  wdir",
+	"checkout-index": "--prefix=DIR  wdir\n--stdin  names  it writes the files stdin names into the work tree",
+	"update-index":   "--stdin  names  it stages the paths stdin names",
+	"hash-object":    "--stdin-paths  names  it copies the files stdin names into git's objects",
+	"cat-file":       "--batch[=FORMAT]  names  it prints the objects stdin names (REV:PATH names any file)\n--batch-command[=FORMAT]  names  it prints the objects stdin names (REV:PATH names any file)",
 	"help":           "-w|--web  run  it opens a web browser\n-i|--info  run  it runs info\n-m|--man  run  it runs man with a configured viewer",
 	"commit":         "-F|--file=FILE  read\n-t|--template=FILE  read",
 	"tag":            "-F|--file=FILE  read",
@@ -385,9 +392,9 @@ var gitSpec = &toolSpec{
 	--no-optional-locks
 	--no-advice
 	--literal-pathspecs
-	--glob-pathspecs
+	--glob-pathspecs  refuse  every pathspec becomes a pattern that can select a denied or protected file; name the paths literally
 	--noglob-pathspecs
-	--icase-pathspecs
+	--icase-pathspecs  refuse  pathspecs that ignore case select .AGENTIC/ or .ENV as .agentic/ and .env; name the paths as they are
 	--html-path
 	--man-path
 	--info-path
@@ -765,11 +772,9 @@ func gitHook(c *checker, t *toolCall) {
 		c.deniedArg(exe, "update-index --cacheinfo", "it writes an index entry of any content at any path (a later checkout writes it into the work tree, .agentic/ included); stage files with git add")
 		return
 	}
-	if gitWritesPaths[name] {
-		// The index and the work tree: a protected path named here is
-		// staged from or written into the work tree.
-		for _, w := range ops {
-			pathCandidates(w.text, func(p string) { c.argPath(exe, p, true) })
+	if gitPathspecs[name] || gitWritesPaths[name] {
+		if c.gitPathspecs(t, name, call); c.refused {
+			return
 		}
 	}
 	if !c.refused {
@@ -778,6 +783,196 @@ func gitHook(c *checker, t *toolCall) {
 	if !c.refused {
 		c.gitRepository(t)
 	}
+}
+
+// gitPathspecs are the subcommands whose operands git may read as
+// pathspecs (after their revisions).
+var gitPathspecs = setOf("add", "rm", "mv", "checkout", "restore", "reset", "stash", "stash push", "clean", "commit", "checkout-index", "update-index",
+	"log", "show", "diff", "whatchanged", "shortlog", "grep", "ls-files", "ls-tree", "archive", "status", "diff-tree", "diff-index", "diff-files",
+	"rev-list", "blame", "annotate", "format-patch", "difftool", "cherry", "range-diff", "notes", "add -p", "check-ignore", "check-attr")
+
+// gitWorkTreeWriters move, delete or rewrite the files their operands
+// name: each operand is a write through the jail (outside the workspace,
+// protected and denied paths refused).
+var gitWorkTreeWriters = setOf("mv", "rm", "checkout", "restore", "clean", "checkout-index")
+
+// gitPathspecs checks what git will read each operand as. A pathspec is a
+// pattern by default (its * crosses /) and may carry magic (":(icase)",
+// ":(glob)", ":(attr:…)", ":/" for the top): `git log -p -- '.en?'` and
+// `git checkout -- ':(icase).AGENTIC/config.json'` select files the words
+// do not name. So wildcards and magic other than top, exclude and literal
+// are refused (unless --literal-pathspecs makes every word literal); the
+// path a top pathspec names is checked from the root; the operands of
+// subcommands that stage, remove or write files are writes.
+func (c *checker) gitPathspecs(t *toolCall, name string, call *toolCall) {
+	exe := t.exe
+	literalAll := t.has("--literal-pathspecs")
+	write := gitWritesPaths[name]
+	ops := call.operands
+	if name == "grep" && !call.has("-e", "-f", "--and", "--or", "--not") && len(ops) > 0 {
+		ops = ops[1:] // the pattern
+	}
+	for _, w := range ops {
+		if c.refused {
+			return
+		}
+		text := w.text
+		rest, top, exclude, literal, bad := text, false, false, literalAll, ""
+		if !literalAll {
+			rest, top, exclude, literal, bad = pathspecMagic(text)
+		}
+		switch {
+		case bad != "":
+			c.deniedArg(exe+" "+name, text, "the pathspec magic "+bad+" selects paths by a rule (case folding, a glob, an attribute) that can reach a denied or protected file the word does not name; name the paths literally")
+			return
+		case exclude:
+			continue // it narrows what the others select
+		case !literal && strings.ContainsAny(rest, "*?["):
+			c.gitWildcard(exe, text, rest, top, write)
+			continue
+		}
+		if top {
+			saved := c.dirs
+			c.dirs = []string{""} // from the root, whatever the cwd
+			c.argPath(exe, rest, write)
+			c.dirs = saved
+			continue
+		}
+		if rest != text {
+			c.argPath(exe, rest, write)
+		}
+		pathCandidates(text, func(p string) { c.argPath(exe, p, write) })
+		if gitWorkTreeWriters[name] && !(name == "mv" && len(ops) < 2) && !c.refused && w.dynamic == "" && text != "-" {
+			c.path(word{text: rest}, writeAccess, exe, "path git "+name+" moves, deletes or writes")
+		}
+	}
+}
+
+// maxWildcardWalk bounds the work-tree entries one wildcard pathspec is
+// matched against.
+const maxWildcardWalk = 50000
+
+var errWalkStop = errors.New("stop")
+
+// gitWildcard checks a wildcard pathspec by what it matches in the work
+// tree, matched the way git matches it (its * and ? cross /): each match
+// is a read of that file, or a write for the subcommands that stage or
+// write. (A denied file that is only in git's history is not seen; see
+// SECURITY.md.)
+func (c *checker) gitWildcard(exe, text, pattern string, top, write bool) {
+	re, err := wildcardRegexp(pattern)
+	if err != nil {
+		c.deniedArg(exe, text, "the wildcard pathspec cannot be read ("+err.Error()+"); name the paths literally")
+		return
+	}
+	dirs := c.dirs
+	if top {
+		dirs = []string{""}
+	}
+	for _, d := range dirs {
+		base := filepath.Join(c.ws.Jail.Root, d)
+		n := 0
+		err := filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if n++; n > maxWildcardWalk {
+				return errWalkStop
+			}
+			if e.IsDir() && e.Name() == ".git" {
+				return filepath.SkipDir // never a pathspec match
+			}
+			rel, err := filepath.Rel(base, p)
+			if err != nil || rel == "." || !re.MatchString(filepath.ToSlash(rel)) {
+				return nil
+			}
+			if c.argPath(exe, p, write); c.refused {
+				c.v.Path = text
+				c.v.Message = "the pathspec " + text + " matches " + relOrAbs(c.ws.Jail.Root, p) + ": " + strings.ReplaceAll(c.v.Message, c.ws.Jail.Root+string(filepath.Separator), "")
+				return errWalkStop
+			}
+			return nil
+		})
+		if c.refused {
+			return
+		}
+		if err != nil {
+			c.deniedArg(exe, text, fmt.Sprintf("the wildcard pathspec would have to be matched against more than %d files to be checked; name the files or directories literally", maxWildcardWalk))
+			return
+		}
+	}
+}
+
+// wildcardRegexp is git's wildmatch of a pathspec without WM_PATHNAME:
+// * and ? match / too, [...] is a class ([!...] negated), \ quotes.
+func wildcardRegexp(p string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(p); i++ {
+		switch ch := p[i]; ch {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '\\':
+			if i+1 < len(p) {
+				i++
+				b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+			}
+		case '[':
+			end := strings.IndexByte(p[i+1:], ']')
+			if end == 0 && i+2 < len(p) { // []…] holds a ]
+				end = 1 + strings.IndexByte(p[i+2:], ']')
+			}
+			if end < 0 {
+				return nil, errors.New("a [ is not closed")
+			}
+			class := p[i+1 : i+1+end]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, "\\", "\\\\") + "]")
+			i += 1 + end
+		default:
+			b.WriteString(regexp.QuoteMeta(string(ch)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+// pathspecMagic splits a pathspec into its magic and its path: ":/x" and
+// ":(top)x" are from the top, ":!x", ":^x" and ":(exclude)x" exclude,
+// ":(literal)x" is literal; any other magic word is returned as bad.
+func pathspecMagic(s string) (rest string, top, exclude, literal bool, bad string) {
+	if len(s) < 2 || s[0] != ':' {
+		return s, false, false, false, ""
+	}
+	if s[1] == '(' {
+		end := strings.IndexByte(s, ')')
+		if end < 0 {
+			return s, false, false, false, s
+		}
+		for _, m := range strings.Split(s[2:end], ",") {
+			switch strings.TrimSpace(m) {
+			case "top":
+				top = true
+			case "exclude":
+				exclude = true
+			case "literal":
+				literal = true
+			default:
+				bad = m
+			}
+		}
+		return s[end+1:], top, exclude, literal, bad
+	}
+	i := 1
+	for ; i < len(s) && strings.IndexByte("/!^", s[i]) >= 0; i++ {
+		top = top || s[i] == '/'
+		exclude = exclude || s[i] != '/'
+	}
+	return strings.TrimPrefix(s[i:], ":"), top, exclude, false, ""
 }
 
 // gitWritesPaths are the subcommands whose pathspecs git stages, removes

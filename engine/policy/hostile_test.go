@@ -117,6 +117,81 @@ var hostileFamilies = []tcase{
 	{line: "scp -o ProxyCommand=id a host:b", reason: DeniedPattern, setup: withAllow("scp")},
 	{line: "emacs -eval '(shell-command \"id\")'", reason: DeniedPattern, setup: withAllow("emacs")},
 	{line: "emacs -l x.el", reason: NestedCommand, setup: withAllow("emacs")},
+	// git subcommands that move, delete or rewrite files: every operand is
+	// a write through the jail, however git would read it as a pathspec
+	{line: "git mv .agentic/config.json sub/", reason: PathEscape},
+	{line: "git mv -k .env sub/x", reason: PathEscape},
+	{line: "git mv link/x sub/", reason: PathEscape},
+	{line: "git rm -r --cached .git", reason: PathEscape},
+	{line: "git rm link/x", reason: PathEscape},
+	{line: "git checkout HEAD~1 -- link/x", reason: PathEscape},
+	{line: "git restore -s HEAD~1 -- ../x", reason: PathEscape},
+	{line: "git clean -f .agentic", reason: PathEscape},
+	{line: "git checkout -- ':(icase).AGENTIC/config.json'", reason: DeniedPattern},
+	{line: "git restore ':(glob).agentic/**'", reason: DeniedPattern},
+	{line: "git add -f ':(attr:x).agentic'", reason: DeniedPattern},
+	{line: "git add -f '.agenti?/config.json'", reason: PathEscape, files: []string{".agentic/config.json"}},
+	{line: "git add -f '*onfig.json'", reason: PathEscape, files: []string{".agentic/config.json"}},
+	{line: "git checkout -- ':/.agentic/config.json'", reason: PathEscape},
+	{line: "git --icase-pathspecs checkout -- .AGENTIC", reason: DeniedPattern},
+	{line: "git --glob-pathspecs add -f x", reason: DeniedPattern},
+	{line: "git log -p -- '.en*'", reason: PathEscape},
+	{line: "git grep SECRET -- '.e[n]v'", reason: PathEscape},
+	{line: "git log -p -- :/.env", reason: PathEscape},
+	{line: "git diff -- ':(top).env'", reason: PathEscape},
+	{line: "git rm --pathspec-from-file=list.txt", reason: DeniedPattern},
+	{line: "git log --pathspec-from-file=list.txt", reason: DeniedPattern},
+	{line: "git mv README.md sub/"},
+	{line: "git rm --cached README.md"},
+	{line: "git checkout main"},
+	{line: "git checkout -- README.md"},
+	{line: "git restore --staged README.md"},
+	{line: "git clean -fd sub"},
+	{line: "git log -- ':!README.md'"},
+	{line: "git grep -n foo -- '*.go'"},
+	{line: "git --literal-pathspecs log -- '*.go'"},
+	{line: "git add :/"},
+	// options that open the files another file names: a tags file, an
+	// error file, a list of names, a response file
+	{line: "less -t main", reason: DeniedPattern},
+	{line: "less -T tags README.md", reason: DeniedPattern},
+	{line: "less --tag=main", reason: DeniedPattern},
+	{line: "vim -t main", reason: DeniedPattern},
+	{line: "view -t main", reason: DeniedPattern, setup: withAllow("view")},
+	{line: "vi -Rtmain", reason: DeniedPattern, setup: withAllow("vi")},
+	{line: "vim -q errors.txt", reason: DeniedPattern},
+	{line: "tar -cf a.tar -T list.txt", reason: DeniedPattern},
+	{line: "tar --files-f=list.txt -cf a.tar", reason: DeniedPattern},
+	{line: "rsync -a --files-from=list.txt . dist/", reason: DeniedPattern},
+	{line: "find -files0-from list.txt -name x", reason: DeniedPattern},
+	{line: "sort --files0-from=list.txt", reason: DeniedPattern},
+	{line: "wc --files0-from=list.txt", reason: DeniedPattern, setup: withAllow("wc")},
+	{line: "du --files-from=list.txt", reason: DeniedPattern, setup: withAllow("du")},
+	{line: "gcc @list.txt", reason: DeniedPattern, setup: withAllow("gcc")},
+	{line: "javac @list.txt", reason: DeniedPattern, setup: withAllow("javac")},
+	{line: "javac @.env", reason: PathEscape, setup: withAllow("javac")},
+	{sh: true, line: "printf '.env\\n' > args && gcc @args", reason: DeniedPattern, setup: withAllow("gcc")},
+	{sh: true, line: "echo .agentic/config.json | git update-index --add --stdin", reason: DeniedPattern},
+	{sh: true, line: "echo .agentic/config.json | git checkout-index -f --stdin", reason: DeniedPattern},
+	{sh: true, line: "echo .env | git hash-object -w --stdin-paths", reason: DeniedPattern},
+	{sh: true, line: "echo HEAD:.env | git cat-file --batch", reason: DeniedPattern},
+	{line: "go build -overlay=o.json ./...", reason: DeniedPattern},
+	{line: "go build -gcflags=-cpuprofile=/tmp/x .", reason: DeniedPattern},
+	{line: "go build '-ldflags=all=-o /tmp/x' .", reason: DeniedPattern},
+	{line: "go build -gcflags=all=-embedcfg=e.json .", reason: DeniedPattern},
+	{line: "go build -pgo=.env .", reason: PathEscape},
+	{line: "go build -gcflags='all=-N -l' -ldflags='-s -w -X main.v=1' ."},
+	{line: "man -l x.1", reason: DeniedPattern},
+	{line: "man ./x.1", reason: DeniedPattern},
+	{line: "man -M sub git", reason: DeniedPattern},
+	{line: "man -k printf"},
+	{sh: true, line: "echo README.md | git check-ignore --stdin"},
+	{line: "git cat-file --batch-check --batch-all-objects"},
+	{line: "tar -cf a.tar -T list.txt", setup: withAllow("tar -T")},
+	{line: "less -N README.md"},
+	{line: "vim -R README.md"},
+	{line: "gcc -O2 -o sub/x x.c", setup: withAllow("gcc")},
+	{line: "npm install @types/node"},
 }
 
 func TestHostileFamilies(t *testing.T) {
@@ -130,6 +205,10 @@ func TestHostileFamilies(t *testing.T) {
 				tc.setup(&ws.Settings)
 			}
 			os.Symlink(".env", filepath.Join(ws.Root, "envlink"))
+			os.WriteFile(filepath.Join(ws.Root, "list.txt"), []byte(".env\n"), 0o644)
+			for _, rel := range tc.files {
+				os.WriteFile(filepath.Join(ws.Root, rel), nil, 0o644)
+			}
 			v := Check(ws, Request{Line: tc.line})
 			if tc.reason == "" {
 				if !v.Allowed {

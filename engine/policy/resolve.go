@@ -3,7 +3,6 @@ package policy
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/agentic-workspace/aw/engine/policy/rule"
@@ -139,11 +138,11 @@ func (c *checker) allowedWorkspacePath(rel string) bool {
 // be in (cached: a line names go five hundred times).
 func (c *checker) resolveName(name string) []Executable {
 	if c.lookups == nil {
-		c.lookups = map[string][]Executable{}
+		c.lookups = map[lookupKey][]Executable{}
 		c.env = Env(c.ws)
 		c.pathDirs = filepath.SplitList(EnvValue(c.env, "PATH")) // Env already dropped the workspace's
 	}
-	key := name + "\x00" + strconvItoa(len(c.dirs))
+	key := lookupKey{name, len(c.dirs)}
 	if r, ok := c.lookups[key]; ok {
 		return r
 	}
@@ -155,7 +154,12 @@ func (c *checker) resolveName(name string) []Executable {
 	return out
 }
 
-func strconvItoa(n int) string { return strconv.Itoa(n) }
+// lookupKey is a name resolved from the line's directories so far (cd
+// only adds directories, so their number tells them apart).
+type lookupKey struct {
+	name string
+	dirs int
+}
 
 func (c *checker) patternMayMatch(exe string) bool {
 	for _, m := range c.patterns {

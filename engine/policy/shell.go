@@ -185,6 +185,20 @@ var braceExpansion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCo
 // commands. body is true for an unquoted here-document body, where globs,
 // tildes and braces mean nothing.
 func (c *checker) word(w *syntax.Word, body bool) word {
+	if len(w.Parts) == 1 && !body {
+		// Most words are one plain literal or one quoted string: their
+		// value needs no building.
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if !strings.ContainsAny(p.Value, `\*?[~{`) {
+				return word{text: p.Value}
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return word{text: p.Value}
+			}
+		}
+	}
 	var b, skeleton, glob strings.Builder
 	dyn := ""
 	onlyGlob := true // nothing but a glob makes the word dynamic
@@ -255,7 +269,8 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 	if dyn != "" {
 		out.text = c.source(w)
 		if onlyGlob && !body {
-			out.glob = glob.String()
+			g := glob.String()
+			out.glob = &g
 		}
 	}
 	return out

@@ -44,6 +44,8 @@ func hookFor(name string) func(c *checker, t *toolCall) {
 		return zipHook
 	case "extract":
 		return extractHook
+	case "man":
+		return manHook
 	}
 	return func(c *checker, t *toolCall) {
 		c.refuse(NotAllowed, t.exe, "", "aw's rule for %s names the hook %q, which does not exist; this is a bug in aw, report it", t.exe, name)
@@ -139,7 +141,7 @@ func (c *checker) stdinInner(t *toolCall, ops []word) {
 		inner = append(inner, w)
 	}
 	if repl == "" {
-		inner = append(inner, word{text: "ARGS…", dynamic: "the arguments xargs reads from stdin", trailing: true})
+		inner = append(inner, word{text: "ARGS…", dynamic: stdinArgs})
 	}
 	c.command(inner, t.depth+1)
 }
@@ -402,4 +404,15 @@ func npxHook(c *checker, t *toolCall) {
 	first := t.operands[0]
 	inner := append([]word{{text: packageCommand(first.text), dynamic: first.dynamic}}, t.operands[1:]...)
 	c.command(inner, t.depth+1)
+}
+
+// manHook: a page named with a slash is a local file (man ./x.1), whose
+// source can include any other file (.so .env).
+func manHook(c *checker, t *toolCall) {
+	for _, w := range t.operands {
+		if strings.ContainsRune(w.text, '/') {
+			c.deniedArg(t.exe, w.text, "man reads a name with a slash as a local page source, which can include any other file (.so) into what man shows; read the file with cat or less")
+			return
+		}
+	}
 }

@@ -38,6 +38,10 @@ import (
 //	chdir   the tool runs in the directory the value names (go -C, make -C):
 //	        checked as a write, and the paths after it are checked from there
 //	rest    the words after it belong to what the tool runs (go test -args)
+//	names   the tool opens files whose names it reads from a file (tar -T,
+//	        rsync --files-from, git --pathspec-from-file) or finds through
+//	        one (less -t and vim -t through a tags file, vim -q through an
+//	        error file): refused, since those names are not on the line
 //
 // A short name of two letters (-TT) is an option of its own: in a bundle
 // the longest name wins (zip -TTcmd is -TT cmd), the reading that can run
@@ -108,11 +112,12 @@ const (
 	eInner
 	eChdir // the value is the directory the tool runs in: checked as a write, and later paths are read from it
 	eRest  // the words after it are the arguments of what the tool runs (go test -args): not options
+	eNames // the tool opens files whose names it reads from a file (a list, a tags or error file) or stdin
 )
 
 var effectNames = map[string]effect{"read": eRead, "write": eWrite, "wdir": eWdir, "target": eTarget, "run": eRun,
 	"script": eScript, "nested": eNested, "refuse": eRefuse, "inner": eInner,
-	"chdir": eChdir, "rest": eRest}
+	"chdir": eChdir, "rest": eRest, "names": eNames}
 
 type argKind uint8
 
@@ -284,9 +289,8 @@ func (tab *optTable) lookupLong(name string, abbrev bool) (*optSpec, string) {
 type used struct {
 	o     *optSpec
 	as    string // how it was written (-oFILE, --outp=FILE)
-	val   word
-	val2  word
-	given bool // a value was given
+	val   word   // the first value; find's second (-fprintf FILE FORMAT) is a format, read by no rule
+	given bool   // a value was given
 }
 
 // toolCall is one parsed invocation: what the hooks read.
@@ -630,9 +634,6 @@ func (c *checker) parseExpression(t *toolSpec, tab *optTable, call *toolCall, ar
 				return nil
 			}
 			u.val, u.given = args[i+1], true
-			if n == 2 {
-				u.val2 = args[i+2]
-			}
 			i += n
 		}
 		if o.eff == eInner {
@@ -704,6 +705,8 @@ func (c *checker) applyTool(call *toolCall) {
 			c.refuse(NestedCommand, exe, "", "%s with the option %s runs a command the policy cannot read (%s); run the inner command directly", exe, u.as, why)
 		case eScript:
 			c.scriptOption(exe, u, why)
+		case eNames:
+			c.namesOption(exe, u, why)
 		case eCheck:
 			if f := valueRules[o.check]; f != nil {
 				f(c, exe, u)
@@ -725,13 +728,43 @@ func (c *checker) applyTool(call *toolCall) {
 // file or stdin the agent controls, so it is a runner for this call. A
 // human allows that use by naming it in commands.allow ("awk -f").
 func (c *checker) scriptOption(exe string, u used, why string) {
-	if c.allow[exe+" "+u.o.name()] || len(u.o.short) > 0 && c.allow[exe+" -"+string(u.o.short[0])] {
+	if c.optionAllowed(exe, u) {
 		return
 	}
 	if why == "" {
 		why = "it loads program text or configuration from a file"
 	}
 	c.refuse(NestedCommand, exe, "", "`%s %s` makes %s a runner: %s, which the policy cannot read; pass the program inline, or a human who wants this allows it with `aw config set commands.allow` naming %q", exe, u.as, exe, why, exe+" "+u.o.name())
+}
+
+// optionAllowed: commands.allow names this use of the tool ("awk -f",
+// "tar -T" or "tar --files-from").
+func (c *checker) optionAllowed(exe string, u used) bool {
+	for _, n := range u.o.long {
+		if c.allow[exe+" --"+n] {
+			return true
+		}
+	}
+	return c.allow[exe+" "+u.o.name()] || len(u.o.short) > 0 && c.allow[exe+" -"+string(u.o.short[0])]
+}
+
+// namesOption: the tool opens files named inside another file (a list of
+// names, a tags file, an error file) or on stdin. Those names are not on
+// the line: the agent can write the file, even later on the same line or
+// from a background job, so checking its content now would check the
+// wrong names. The use is refused; a human allows it by naming it in
+// commands.allow ("tar -T"). The file itself is a read either way.
+func (c *checker) namesOption(exe string, u used, why string) {
+	if u.given {
+		pathCandidates(u.val.text, func(p string) { c.argPath(exe, p, false) })
+	}
+	if c.refused || c.optionAllowed(exe, u) {
+		return
+	}
+	if why == "" {
+		why = "it opens the files another file names"
+	}
+	c.refuse(DeniedPattern, exe, "", "`%s %s` is refused: %s, names the policy cannot check against denyPaths and protected paths (the agent can write that file, even after the check); name the files on the command line, or a human who wants this allows it with `aw config set commands.allow` naming %q", exe, u.as, why, exe+" "+u.o.name())
 }
 
 // operands checks the words after the options by the spec's kinds.

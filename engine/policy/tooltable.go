@@ -265,7 +265,7 @@ var findSpec = &toolSpec{
 	-context=C
 	-maxdepth=N
 	-mindepth=N
-	-files0-from=F  check:namelist
+	-files0-from=F  names  it reads the starting points from the file
 	-empty
 	-executable
 	-readable
@@ -308,7 +308,7 @@ var findSpec = &toolSpec{
 	-fprintf==FILE  refuse  it writes a file the policy does not check; print to stdout instead
 	-delete  refuse  it deletes every match; delete files with aw edit so the change can be reviewed and rolled back`,
 	allow: []string{"find . -name '*.go'", "find . -name '*.tmp' -exec ls -l {} \\;", "find sub -type f -newer go.mod -print", "find -L . -maxdepth 2 \\( -name a -o -name b \\) -print0", "find . -newermt 2024-01-01"},
-	refuse: []string{"denied-executable: find . -exec rm {} \\;", "denied-executable: find . -execdir rm {} +", "denied-executable: find . -ok rm {} \\;", "denied-executable: find . -okdir rm {} \\;",
+	refuse: []string{"denied-pattern: find -files0-from list -name x", "denied-executable: find . -exec rm {} \\;", "denied-executable: find . -execdir rm {} +", "denied-executable: find . -ok rm {} \\;", "denied-executable: find . -okdir rm {} \\;",
 		"denied-executable: find . -name x -o -exec rm {} \\;", "denied-pattern: find . -fprint x", "denied-pattern: find . -fprintf x %p", "denied-pattern: find . -fls x", "denied-pattern: find . -fprint0 x", "denied-pattern: find . -delete",
 		"nested-command: find . -exec sh -c id \\;", "nested-command: find . -exec", "denied-pattern: find . -evil", "path-escape: find .env -exec cat {} +", "path-escape: find / -name x", "nested-command: find . -exec find . -exec rm {} \\; \\;"},
 }
@@ -403,7 +403,7 @@ var sortSpec = &toolSpec{
 	--check[=X]
 	--compress-program=PROG  run  it runs a program on sort's temporary files
 	--debug
-	--files0-from=FILE  check:namelist
+	--files0-from=FILE  names  it reads the names of the files to sort from the file
 	-k|--key=KEYDEF
 	-m|--merge
 	-o|--output=FILE  write
@@ -417,7 +417,7 @@ var sortSpec = &toolSpec{
 	--help
 	--version`,
 	allow:  []string{"sort f", "sort -rn -k2 f", "sort -o out.txt f", "sort -ooutput.txt f", "sort -t, -k1,1 f", "sort -T sub f"},
-	refuse: []string{"denied-pattern: sort --compress-program=gzip f", "denied-pattern: sort --compress=gzip f", "denied-pattern: sort --comp gzip f", "path-escape: sort -o /tmp/x f", "path-escape: sort -uo.git/config f", "path-escape: sort f -o .agentic/x", "path-escape: sort --out=../x f", "path-escape: sort -T /tmp f", "path-escape: sort .env", "denied-pattern: sort --files0-from=-", "denied-pattern: sort --bogus f"},
+	refuse: []string{"denied-pattern: sort --compress-program=gzip f", "denied-pattern: sort --compress=gzip f", "denied-pattern: sort --comp gzip f", "path-escape: sort -o /tmp/x f", "path-escape: sort -uo.git/config f", "path-escape: sort f -o .agentic/x", "path-escape: sort --out=../x f", "path-escape: sort -T /tmp f", "path-escape: sort .env", "denied-pattern: sort --files0-from=-", "denied-pattern: sort --files0-from=list", "denied-pattern: sort --bogus f"},
 }
 
 var tarSpec = &toolSpec{
@@ -547,7 +547,7 @@ var tarSpec = &toolSpec{
 	-P|--absolute-names  refuse  members with absolute names are written outside the workspace
 	--recursion
 	--suffix=STRING
-	-T|--files-from=FILE  check:namelist
+	-T|--files-from=FILE  names  it reads the names of the files to archive from the file
 	--unquote
 	--verbatim-files-from
 	-X|--exclude-from=FILE  read
@@ -583,7 +583,7 @@ var tarSpec = &toolSpec{
 	refuse: []string{"denied-pattern: tar --to-command='sh -c id' -xOf a.tar", "denied-pattern: tar --to-c=id -tf a.tar", "denied-pattern: tar -I ./evil -cf a.tar .", "denied-pattern: tar -Ievil -cf a.tar .", "denied-pattern: tar xIf ./evil a.tar", "denied-pattern: tar --use-compress-program=./evil -cf a.tar .", "denied-pattern: tar --use-comp=./evil -cf a.tar .",
 		"denied-pattern: tar --checkpoint=1 --checkpoint-action=exec=id -cf a.tar .", "denied-pattern: tar --checkpoint-a=exec=id -cf a.tar .", "denied-pattern: tar -cf a.tar -F ./evil .", "denied-pattern: tar --info-script=./evil -cf a.tar .", "denied-pattern: tar --new-vol=./evil -cf a.tar .",
 		"denied-pattern: tar -xf a.tar", "denied-pattern: tar xf a.tar", "denied-pattern: tar --extract -f a.tar", "denied-pattern: tar -cf host:a.tar .", "denied-pattern: tar --rsh-command=./evil -cf h:a .",
-		"path-escape: tar -cf /tmp/a.tar .", "path-escape: tar -czf .git/x.tgz .", "path-escape: tar cf .agentic/a.tar .", "path-escape: tar -c -T .env -f a.tar", "denied-pattern: tar -cf a.tar -T -", "denied-pattern: tar -cf a.tar --files-from=/dev/stdin", "path-escape: tar -cf a.tar -C /etc .", "denied-pattern: tar --bogus -cf a.tar .", "denied-pattern: tar cYf a.tar ."},
+		"path-escape: tar -cf /tmp/a.tar .", "path-escape: tar -czf .git/x.tgz .", "path-escape: tar cf .agentic/a.tar .", "path-escape: tar -c -T .env -f a.tar", "denied-pattern: tar -cf a.tar -T -", "denied-pattern: tar -cf a.tar -T list.txt", "denied-pattern: tar -cf a.tar --files-f=list.txt", "denied-pattern: tar cTf list.txt a.tar", "denied-pattern: tar -cf a.tar --files-from=/dev/stdin", "path-escape: tar -cf a.tar -C /etc .", "denied-pattern: tar --bogus -cf a.tar .", "denied-pattern: tar cYf a.tar ."},
 }
 
 // TAR_OPTIONS is stripped from the spawned environment and refused on a
@@ -782,8 +782,8 @@ var vimSpec = &toolSpec{
 	-o[=N]
 	-O[=N]
 	-p[=N]
-	-q=ERRORFILE
-	-t=TAG
+	-q=ERRORFILE  names  it opens the files an error file names
+	-t=TAG  names  it opens the file a tags file names for the tag
 	-T=TERM
 	-x
 	-X
@@ -797,7 +797,7 @@ var vimSpec = &toolSpec{
 	// be a pipe or a here-document, and vim reads keys from a stdin that
 	// is not a terminal (sh mode is checked in TestToolRuleVariants).
 	allow:  []string{"vim -R f", "vi +12 f", "vim -d a b", "view -n f"},
-	refuse: []string{"denied-pattern: vim -c ':!id' f", "denied-pattern: vim '+!id' f", "denied-pattern: vim +w f", "denied-pattern: vim --cmd '!id' f", "denied-pattern: vim -Rc '!id' f", "nested-command: vim -S s.vim f", "nested-command: vim -u x.vim f", "nested-command: vim -es f", "nested-command: ex -s f", "nested-command: vim -Es f", "nested-command: vi -s keys f", "denied-pattern: vim -w keys f", "denied-pattern: vim --bogus f", "denied-pattern: vim --servername x --remote-send ':!id<CR>'"},
+	refuse: []string{"denied-pattern: vim -c ':!id' f", "denied-pattern: vim '+!id' f", "denied-pattern: vim +w f", "denied-pattern: vim --cmd '!id' f", "denied-pattern: vim -Rc '!id' f", "nested-command: vim -S s.vim f", "nested-command: vim -u x.vim f", "nested-command: vim -es f", "nested-command: ex -s f", "nested-command: vim -Es f", "nested-command: vi -s keys f", "denied-pattern: vim -w keys f", "denied-pattern: vim --bogus f", "denied-pattern: vim --servername x --remote-send ':!id<CR>'", "denied-pattern: vim -t main", "denied-pattern: view -t main", "denied-pattern: vi -Rt main", "denied-pattern: vim -q errors.txt", "denied-pattern: ex -t main"},
 }
 
 // ed reads its commands from stdin (a here-document, a pipe), and ! runs
@@ -850,8 +850,8 @@ var lessSpec = &toolSpec{
 	-R|--RAW-CONTROL-CHARS
 	-s|--squeeze-blank-lines
 	-S|--chop-long-lines
-	-t|--tag=TAG
-	-T|--tag-file=FILE  read
+	-t|--tag=TAG  names  it opens the file a tags file names for the tag
+	-T|--tag-file=FILE  names  a tags file names the files less opens
 	-u|--underline-special
 	-U|--UNDERLINE-SPECIAL
 	-V|--version
@@ -878,14 +878,14 @@ var lessSpec = &toolSpec{
 	--wheel-lines=N
 	--exit-follow-on-close`,
 	allow:  []string{"less README.md", "less -N +G README.md", "less +/foo README.md", "less -R -S README.md", "less -FX README.md"},
-	refuse: []string{"denied-pattern: less +!id README.md", "denied-pattern: less '+|id' README.md", "denied-pattern: less '+s out' README.md", "denied-pattern: less +v README.md", "nested-command: less -k keys README.md", "nested-command: less --lesskey-f=keys README.md", "nested-command: less -Nkkeys README.md", "path-escape: less -o /tmp/log README.md", "path-escape: less --log-f=.git/x README.md", "path-escape: less .env", "denied-pattern: less --bogus README.md"},
+	refuse: []string{"denied-pattern: less +!id README.md", "denied-pattern: less '+|id' README.md", "denied-pattern: less '+s out' README.md", "denied-pattern: less +v README.md", "nested-command: less -k keys README.md", "nested-command: less --lesskey-f=keys README.md", "nested-command: less -Nkkeys README.md", "path-escape: less -o /tmp/log README.md", "path-escape: less --log-f=.git/x README.md", "path-escape: less .env", "denied-pattern: less --bogus README.md", "denied-pattern: less -t main", "denied-pattern: less -tmain", "denied-pattern: less --ta=main", "denied-pattern: less -T tags README.md", "denied-pattern: more -t main", "path-escape: less -T .env"},
 }
 
 // LESSOPEN, LESSCLOSE, LESSKEY and LESS are stripped or refused: less runs
 // LESSOPEN's command on every file.
 
 var manSpec = &toolSpec{
-	names: []string{"man"}, mode: gnu, abbrev: true, operands: []string{"arg"},
+	names: []string{"man"}, mode: gnu, abbrev: true, operands: []string{"arg"}, hook: "man",
 	opts: `
 	-C|--config-file=FILE  script  a man configuration file names the programs man runs
 	-d|--debug
@@ -894,14 +894,14 @@ var manSpec = &toolSpec{
 	-f|--whatis
 	-k|--apropos
 	-K|--global-apropos
-	-l|--local-file
+	-l|--local-file  names  a page source can include any other file (.so), which man then shows
 	-w|--where|--path|--location
 	-W|--where-cat|--location-cat
 	-c|--catman
 	-R|--recode=ENCODING
 	-L|--locale=LOCALE
 	-m|--systems=SYSTEM
-	-M|--manpath=PATH
+	-M|--manpath=PATH  names  pages from a directory the agent can write can include any other file (.so)
 	-S|-s|--sections=LIST
 	-e|--extension=EXT
 	-i|--ignore-case
@@ -928,7 +928,7 @@ var manSpec = &toolSpec{
 	--usage
 	-V|--version`,
 	allow:  []string{"man ls", "man 1 ls", "man -k printf", "man -w ls"},
-	refuse: []string{"denied-pattern: man -P 'sh -c id' ls", "denied-pattern: man --pager=evil ls", "denied-pattern: man --pag=evil ls", "denied-pattern: man -aPevil ls", "denied-pattern: man -H ls", "denied-pattern: man --html=evil ls", "nested-command: man -C man.conf ls", "nested-command: man --config-f=x ls", "denied-pattern: man --bogus ls"},
+	refuse: []string{"denied-pattern: man -P 'sh -c id' ls", "denied-pattern: man --pager=evil ls", "denied-pattern: man --pag=evil ls", "denied-pattern: man -aPevil ls", "denied-pattern: man -H ls", "denied-pattern: man --html=evil ls", "nested-command: man -C man.conf ls", "nested-command: man --config-f=x ls", "denied-pattern: man --bogus ls", "denied-pattern: man -l x.1", "denied-pattern: man ./x.1", "denied-pattern: man -M ./mp z", "denied-pattern: man --local x.1"},
 }
 
 // MANPAGER, PAGER, MANOPT, BROWSER are stripped or refused.

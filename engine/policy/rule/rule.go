@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -76,6 +77,12 @@ type Matcher struct {
 	Source string
 	prefix []string
 	re     *regexp.Regexp
+	// need is text every argv the regex matches holds within one word
+	// (a space-free piece of its literal prefix): argv without it is
+	// not joined and searched. first: the regex is anchored and need is
+	// the start of its prefix, so the executable's word begins with it.
+	need  string
+	first bool
 }
 
 // Compile checks the pattern's form (not its examples).
@@ -94,6 +101,7 @@ func (p Pattern) Compile() (*Matcher, error) {
 			return nil, fmt.Errorf("the regex does not compile: %v", err)
 		}
 		m.re = re
+		m.need, m.first = required(body)
 		return m, nil
 	}
 	toks, err := Words(src)
@@ -126,8 +134,21 @@ func (m *Matcher) Match(argv []string) bool {
 		return false
 	}
 	if m.re != nil {
-		base := append([]string{Base(argv[0])}, argv[1:]...)
-		return m.re.MatchString(strings.Join(base, " ")) || m.re.MatchString(strings.Join(argv, " "))
+		base := Base(argv[0])
+		switch {
+		case m.need == "":
+		case m.first:
+			if !strings.HasPrefix(argv[0], m.need) && !strings.HasPrefix(base, m.need) {
+				return false
+			}
+		case !strings.Contains(base, m.need) && !slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, m.need) }):
+			return false
+		}
+		joined := strings.Join(argv, " ")
+		if m.re.MatchString(joined) {
+			return true
+		}
+		return base != argv[0] && m.re.MatchString(base+joined[len(argv[0]):])
 	}
 	if len(argv) < len(m.prefix) {
 		return false
@@ -141,6 +162,30 @@ func (m *Matcher) Match(argv []string) bool {
 		}
 	}
 	return true
+}
+
+// required is a space-free piece of the literal text every match of the
+// regex body begins with ("" when there is none): a match lies in argv
+// joined with spaces, and a space-free piece of it lies within one word.
+// Dropping a leading ^ only adds matches, so what the rest requires the
+// whole does; with the ^, the prefix starts the joined text, so its first
+// piece starts the executable's word (first).
+func required(body string) (need string, first bool) {
+	rest, anchored := strings.CutPrefix(body, "^")
+	re, err := regexp.Compile(rest)
+	if err != nil {
+		return "", false
+	}
+	lit, _ := re.LiteralPrefix()
+	if head, _, _ := strings.Cut(lit, " "); anchored && head != "" {
+		return head, true
+	}
+	for _, piece := range strings.Split(lit, " ") {
+		if len(piece) > len(need) {
+			need = piece
+		}
+	}
+	return need, false
 }
 
 // Base is the executable's basename, the form allow and deny compare.
