@@ -37,6 +37,9 @@ type row struct {
 	after    func()
 	showRSS  bool
 	rssLimit int64 // bytes; 0 = none
+	// calls, when set, makes the row one of round trips over long-lived
+	// servers (aw and peer are then the servers' commands).
+	calls *callRow
 }
 
 type result struct {
@@ -104,6 +107,9 @@ func firstLine(bufs ...[]byte) string {
 // measure runs a row: warm-up runs of each side (the last pair's outputs are
 // checked for equivalence), then aw and the peer alternately.
 func (b *bench) measure(r row) result {
+	if r.calls != nil {
+		return b.measureCalls(r)
+	}
 	res := result{name: r.name, peer: r.peer.name, target: r.target, maxDiff: r.maxDiff, showRSS: r.showRSS, rssLimit: r.rssLimit}
 	if _, err := exec.LookPath(r.peer.argv[0]); err != nil {
 		res.status, res.note = "SKIP", "peer missing: "+r.missing
