@@ -96,6 +96,10 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if st, ok := t.(*stdio); ok {
+		// The sessions' handlers see the store through their contexts.
+		ctx = context.WithValue(ctx, precodedKey{}, st.pre)
+	}
 	if s.opts.Poll > 0 {
 		go s.watch(ctx)
 	}
@@ -268,11 +272,11 @@ func (s *Server) callStatus(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if err == nil {
 		s.Sync()
 		env := envelope.New("status.check", "The workspace opens now: the workspace_* tools are registered again; list the tools to see them.", nil)
-		return result(env), nil
+		return result(ctx, env), nil
 	}
 	env := envelope.Fail("status.check", err)
 	env.Summary = "The workspace cannot be opened, so aw offers no workspace tools: " + env.Error.Message + " A human must fix this (the tool list changes once it is fixed)."
-	return result(env), nil
+	return result(ctx, env), nil
 }
 
 // callTool runs one action of a workspace_* tool: decode the arguments into
@@ -291,25 +295,25 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		Action any `json:"action"`
 	}
 	if err := dispatch.DecodeLoose(raw, &head); err != nil {
-		return result(envelope.Fail(noun(tool), err)), nil
+		return result(ctx, envelope.Fail(noun(tool), err)), nil
 	}
 	action, _ := head.Action.(string)
 	ws, err := s.open()
 	if err != nil {
 		s.Sync()
-		return result(envelope.Fail(noun(tool), err)), nil
+		return result(ctx, envelope.Fail(noun(tool), err)), nil
 	}
 	offered := offeredTool(ws, tool)
 	if action == "" || offered == nil || !slices.Contains(offered.Actions, action) {
-		return result(envelope.Fail(noun(tool)+"."+action, notOffered(ws, tool, action, offered))), nil
+		return result(ctx, envelope.Fail(noun(tool)+"."+action, notOffered(ws, tool, action, offered))), nil
 	}
 	row, err := dispatch.Find(tool, action)
 	if err != nil {
-		return result(envelope.Fail(noun(tool)+"."+action, err)), nil
+		return result(ctx, envelope.Fail(noun(tool)+"."+action, err)), nil
 	}
 	r, err := row.Decode(raw)
 	if err != nil {
-		return result(envelope.Fail(row.Operation(), err)), nil
+		return result(ctx, envelope.Fail(row.Operation(), err)), nil
 	}
 	env := row.Run(ctx, ws, r)
 	if env.Pending() && ws.Settings.MCP.ElicitApprovals && canElicit(req) {
@@ -317,7 +321,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 			return res, nil
 		}
 	}
-	return result(env), nil
+	return result(ctx, env), nil
 }
 
 func noun(tool string) string { return strings.TrimPrefix(tool, "workspace_") }
@@ -349,11 +353,16 @@ func notOffered(ws *workspace.Workspace, tool, action string, offered *workspace
 
 // result is the envelope as an MCP tool result: JSON text content (what
 // every client shows the model) plus the same object as structured content.
-func result(env envelope.Envelope) *mcp.CallToolResult {
+func result(ctx context.Context, env envelope.Envelope) *mcp.CallToolResult {
 	raw, err := json.Marshal(env)
 	if err != nil {
 		env = envelope.Fail(env.Operation, err)
 		raw, _ = json.Marshal(env)
+	}
+	if p := precodedFrom(ctx); p != nil {
+		if res := p.result(raw, !env.OK); res != nil {
+			return res
+		}
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
@@ -459,7 +468,7 @@ func (s *Server) answered(ctx context.Context, req *mcp.CallToolRequest) *mcp.Ca
 	s.mu.Unlock()
 	op := noun(p.Name)
 	if !ok {
-		return result(envelope.Fail(op, envelope.Errorf(envelope.InvalidInput,
+		return result(ctx, envelope.Fail(op, envelope.Errorf(envelope.InvalidInput,
 			"this call carries an answer to an approval offer this server did not make (or already recorded); call the tool again without inputResponses or requestState")))
 	}
 	staged := offer.staged
@@ -471,11 +480,11 @@ func (s *Server) answered(ctx context.Context, req *mcp.CallToolRequest) *mcp.Ca
 	}
 	if decision != "accept" && decision != "deny" {
 		staged.Summary = "The user did not decide in the approval form, so it stays pending. " + staged.Summary
-		return result(staged)
+		return result(ctx, staged)
 	}
 	ws, err := s.open()
 	if err != nil {
-		return result(envelope.Fail(staged.Operation, err))
+		return result(ctx, envelope.Fail(staged.Operation, err))
 	}
 	// The human answered the client's form: that answer is the confirmation
 	// a terminal would ask for. The setting mcp.elicitApprovals (human-owned)
@@ -493,7 +502,7 @@ func (s *Server) answered(ctx context.Context, req *mcp.CallToolRequest) *mcp.Ca
 	decided := row.Run(ctx, ws, r)
 	if !decided.OK {
 		decided.Summary = "The user's answer could not be recorded: " + decided.Summary + " The approval is unchanged; " + staged.Summary
-		return result(decided)
+		return result(ctx, decided)
 	}
 	st, _ := stagedOf(staged)
 	status := gate.Approved
@@ -508,7 +517,7 @@ func (s *Server) answered(ctx context.Context, req *mcp.CallToolRequest) *mcp.Ca
 	})
 	env.Retention.Importance = envelope.Critical
 	env.Retention.Facts = append(decided.Retention.Facts, staged.Retention.Facts...)
-	return result(env)
+	return result(ctx, env)
 }
 
 // expire forgets offers nobody answered (the approval itself stays pending

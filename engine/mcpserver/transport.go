@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,12 +19,57 @@ import (
 //
 // When stdin closes, the requests already read are answered before the
 // session ends (a client may pipe its requests and close at once).
+//
+// A tool result the server encoded itself (see precoded) is written here
+// in one piece instead of being re-encoded by the SDK.
 func Transport(in io.Reader, out io.Writer) mcp.Transport {
 	f := &inflight{}
 	f.idle = sync.NewCond(&f.mu)
-	w := &lineWriter{w: out, inflight: f}
+	w := &lineWriter{w: out}
 	r := &checkedReader{in: bufio.NewReaderSize(in, 64<<10), reply: w, inflight: f}
-	return &mcp.IOTransport{Reader: r, Writer: w}
+	return &stdio{io: &mcp.IOTransport{Reader: r, Writer: w}, w: w, inflight: f, pre: newPrecoded()}
+}
+
+// stdio is the transport Transport returns; Server.Run recognises it.
+type stdio struct {
+	io       *mcp.IOTransport
+	w        *lineWriter
+	inflight *inflight
+	pre      *precoded
+}
+
+func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.io.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{Connection: c, t: t}, nil
+}
+
+// conn is the SDK's stdio connection with responses written here: each
+// response ends one request (the drain on stdin close counts them), and a
+// response carrying a precoded result gets its bytes spliced in.
+type conn struct {
+	mcp.Connection
+	t *stdio
+}
+
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	defer c.t.inflight.add(-1)
+	if resp.Error == nil {
+		if line, ok, err := c.t.pre.splice(resp); ok {
+			if err != nil {
+				return c.Connection.Write(ctx, &jsonrpc.Response{ID: resp.ID, Error: err})
+			}
+			_, werr := c.t.w.Write(line)
+			return werr
+		}
+	}
+	return c.Connection.Write(ctx, msg)
 }
 
 // drainLimit bounds how long a closed stdin waits for answers (a command
@@ -57,21 +104,6 @@ func (f *inflight) wait(limit time.Duration) {
 	f.mu.Unlock()
 }
 
-// kind classifies a JSON-RPC line: a request (method and id), a response
-// (id with result or error), or neither (a notification).
-func kind(line []byte) (request, response bool) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
-		return false, false
-	}
-	return m.Method != nil, m.Method == nil && (m.Result != nil || m.Error != nil)
-}
-
 // checkedReader passes through the lines that are JSON and answers the rest.
 type checkedReader struct {
 	in       *bufio.Reader
@@ -84,10 +116,10 @@ func (r *checkedReader) Read(p []byte) (int, error) {
 	for len(r.buf) == 0 {
 		line, err := r.in.ReadBytes('\n')
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			switch id, why := check(trimmed); why {
+			switch id, why, request := check(trimmed); why {
 			case "":
 				r.buf = append(trimmed, '\n')
-				if req, _ := kind(trimmed); req {
+				if request {
 					r.inflight.add(1)
 				}
 			case "parse":
@@ -114,13 +146,14 @@ func (r *checkedReader) Read(p []byte) (int, error) {
 func (r *checkedReader) Close() error { return nil }
 
 // check says what is wrong with a line as a JSON-RPC 2.0 message ("" for
-// nothing, "parse" for not JSON), with the message's id when it has one.
-func check(line []byte) (json.RawMessage, string) {
+// nothing, "parse" for not JSON), with the message's id when it has one,
+// and whether it is a request (a method and an id: it will be answered).
+func check(line []byte) (id json.RawMessage, why string, request bool) {
 	if !json.Valid(line) {
-		return nil, "parse"
+		return nil, "parse", false
 	}
 	if line[0] == '[' {
-		return nil, "batches are not part of MCP; send one message per line"
+		return nil, "batches are not part of MCP; send one message per line", false
 	}
 	var m struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -130,47 +163,41 @@ func check(line []byte) (json.RawMessage, string) {
 		Error   json.RawMessage `json:"error"`
 	}
 	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
-		return nil, "a message is a JSON object"
+		return nil, "a message is a JSON object", false
 	}
 	switch {
 	case m.JSONRPC != "2.0":
-		return m.ID, `"jsonrpc" must be "2.0"`
+		return m.ID, `"jsonrpc" must be "2.0"`, false
 	case m.Method == nil && m.Result == nil && m.Error == nil:
-		return m.ID, `a message needs "method" (a request or notification) or "result"/"error" (a response)`
+		return m.ID, `a message needs "method" (a request or notification) or "result"/"error" (a response)`, false
 	case m.Method != nil && *m.Method == "":
-		return m.ID, `"method" is empty`
+		return m.ID, `"method" is empty`, false
 	}
-	return nil, ""
+	return nil, "", m.Method != nil && len(m.ID) > 0 && string(m.ID) != "null"
 }
 
 // lineWriter writes whole lines under a lock, so a parse-error reply never
 // lands inside a frame the SDK is writing.
 type lineWriter struct {
-	mu       sync.Mutex
-	w        io.Writer
-	buf      []byte
-	inflight *inflight
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
-	return l.write(p, true)
-}
-
-func (l *lineWriter) write(p []byte, count bool) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
-	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
-		lines := l.buf[:i+1]
-		if _, err := l.w.Write(lines); err != nil {
+	if len(l.buf) == 0 && len(p) > 0 && p[len(p)-1] == '\n' {
+		// A whole frame, the usual case: no copy.
+		if _, err := l.w.Write(p); err != nil {
 			return 0, err
 		}
-		if count {
-			for _, line := range bytes.Split(bytes.TrimSpace(lines), []byte("\n")) {
-				if _, resp := kind(line); resp {
-					l.inflight.add(-1)
-				}
-			}
+		return len(p), nil
+	}
+	l.buf = append(l.buf, p...)
+	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
+		if _, err := l.w.Write(l.buf[:i+1]); err != nil {
+			return 0, err
 		}
 		l.buf = append(l.buf[:0], l.buf[i+1:]...)
 	}
@@ -183,7 +210,7 @@ func (l *lineWriter) reply(id json.RawMessage, code int, msg string) {
 		id = json.RawMessage("null")
 	}
 	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
-	l.write(append(raw, '\n'), false)
+	l.Write(append(raw, '\n'))
 }
 
 func (l *lineWriter) Close() error { return nil }

@@ -1,0 +1,125 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// precoded keeps tool results the server encoded itself until the stdio
+// connection writes them.
+//
+// A result carries the envelope twice (as JSON text and as structured
+// content), and the SDK re-scans it at every layer: the text content, the
+// result, the response and the message are each marshaled and compacted
+// again, about five passes over a result twice the envelope's size. For a
+// 200-line read that was most of a round trip. So on the stdio transport
+// the handler encodes the envelope once and returns a stand-in result whose
+// text and structured content are two placeholder strings; the connection
+// finds them in the response the SDK encoded and splices the encoded bytes
+// in their place. The placeholders carry a random per-process nonce and a
+// sequence number, and are searched for only in the small stand-in result
+// (before anything from the workspace is in it), so no file content can
+// imitate one. The bytes written are what the SDK would have written for
+// the full result (tested).
+type precoded struct {
+	prefix string // `"aw-precoded-<nonce>-`: a placeholder as it appears in JSON
+	mu     sync.Mutex
+	next   uint64
+	parts  map[uint64]precodedResult
+}
+
+type precodedResult struct {
+	text, structured []byte // the JSON string of the text content, the structured content
+}
+
+func newPrecoded() *precoded {
+	return &precoded{prefix: `"aw-precoded-` + rand.Text() + `-`, parts: map[uint64]precodedResult{}}
+}
+
+type precodedKey struct{}
+
+// precodedFrom is the store of the session a handler serves, when it was
+// connected through Transport.
+func precodedFrom(ctx context.Context) *precoded {
+	p, _ := ctx.Value(precodedKey{}).(*precoded)
+	return p
+}
+
+// result returns the stand-in for the encoded envelope raw: the SDK
+// encodes the stand-in, the connection splices raw in.
+func (p *precoded) result(raw []byte, isError bool) *mcp.CallToolResult {
+	text, err := json.Marshal(string(raw))
+	if err != nil {
+		return nil
+	}
+	p.mu.Lock()
+	n := p.next
+	p.next++
+	p.parts[n] = precodedResult{text: text, structured: raw}
+	p.mu.Unlock()
+	name := p.prefix[1:] + strconv.FormatUint(n, 10)
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: name + "t"}},
+		StructuredContent: json.RawMessage(`"` + name + `s"`),
+		IsError:           isError,
+	}
+}
+
+// splice returns the response line with the stand-in's placeholders
+// replaced, and whether the response carried one. A placeholder whose
+// result is gone (never expected) is an internal error, never sent as is.
+func (p *precoded) splice(resp *jsonrpc.Response) ([]byte, bool, error) {
+	i := bytes.Index(resp.Result, []byte(p.prefix))
+	if i < 0 {
+		return nil, false, nil
+	}
+	rest := resp.Result[i+len(p.prefix):]
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	n, err := strconv.ParseUint(string(rest[:j]), 10, 64)
+	p.mu.Lock()
+	part, ok := p.parts[n]
+	delete(p.parts, n)
+	p.mu.Unlock()
+	lost := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "aw lost the encoded tool result; call the tool again"}
+	if err != nil || !ok {
+		return nil, true, lost
+	}
+	name := resp.Result[i : i+len(p.prefix)+j]
+	text := append(append([]byte{}, name...), `t"`...)
+	structured := append(append([]byte{}, name...), `s"`...)
+	if bytes.Count(resp.Result, text) != 1 || bytes.Count(resp.Result, structured) != 1 {
+		return nil, true, lost
+	}
+	id, err := json.Marshal(resp.ID.Raw())
+	if err != nil {
+		return nil, true, lost
+	}
+	line := make([]byte, 0, len(resp.Result)+len(part.text)+len(part.structured)+len(id)+32)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, id...)
+	line = append(line, `,"result":`...)
+	// The two placeholders in the order they appear, each replaced once.
+	rest, first, second := resp.Result, replacement{text, part.text}, replacement{structured, part.structured}
+	if bytes.Index(rest, second.placeholder) < bytes.Index(rest, first.placeholder) {
+		first, second = second, first
+	}
+	for _, r := range []replacement{first, second} {
+		k := bytes.Index(rest, r.placeholder)
+		line = append(append(line, rest[:k]...), r.bytes...)
+		rest = rest[k+len(r.placeholder):]
+	}
+	line = append(line, rest...)
+	return append(line, "}\n"...), true, nil
+}
+
+type replacement struct{ placeholder, bytes []byte }
