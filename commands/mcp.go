@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"runtime/debug"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -34,6 +36,13 @@ The server exits when stdin closes. Example client configuration:
 			if err != nil {
 				a.emit(envelope.Fail("mcp", err))
 				return nil
+			}
+			// A long-lived server keeps a small live heap and allocates
+			// a few hundred KiB per call (the SDK's decoder buffers):
+			// at the default GOGC it collected every few calls. A larger
+			// ratio trades some MiB of heap for that, unless GOGC is set.
+			if a.io.Getenv("GOGC") == "" {
+				debug.SetGCPercent(400)
 			}
 			srv := mcpserver.New(mcpserver.Options{Workspace: opts, Version: Version})
 			if err := srv.Run(cmd.Context(), mcpserver.Transport(a.io.In, a.io.Out)); err != nil && cmd.Context().Err() == nil {

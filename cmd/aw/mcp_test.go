@@ -814,3 +814,98 @@ func median(d []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// A settings change on disk applies to the next call of a running server,
+// however it was written: a plain rewrite, a rewrite of the same size with
+// its modification time set back to an old one (the server keeps decoded
+// settings while their files look unchanged), and a file replaced by
+// rename. Gated behaviour follows at once too: a write staged in Plan mode
+// commits straight through in Auto.
+func TestMCPSettingsChangeAppliesToNextCall(t *testing.T) {
+	dir := mcpWorkspace(t, "")
+	var text strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lines.txt"), []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, ".agentic", "config.json")
+	old := time.Now().Add(-time.Hour)
+	write := func(settings string, mtime time.Time) {
+		t.Helper()
+		writeSettings(t, dir, settings)
+		if !mtime.IsZero() {
+			if err := os.Chtimes(config, mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c := startMCP(t, dir, clientOpts{})
+	lines := func() float64 {
+		t.Helper()
+		env := c.call(t, "workspace_inspect", map[string]any{"action": "read", "path": "lines.txt"})
+		n, _ := get(env, ".data.endLine").(float64)
+		return n
+	}
+	write(`{"read": {"defaultLines": 11}}`, old)
+	if n := lines(); n != 11 {
+		t.Fatalf("read.defaultLines 11: the window ends at line %v", n)
+	}
+	lines() // the decoded settings are kept from here on
+	write(`{"read": {"defaultLines": 12}}`, time.Time{})
+	if n := lines(); n != 12 {
+		t.Errorf("after a rewrite: the window ends at line %v, want 12", n)
+	}
+	write(`{"read": {"defaultLines": 13}}`, old)
+	lines()
+	// Same size, modification time set back to another old time.
+	write(`{"read": {"defaultLines": 14}}`, old.Add(-time.Minute))
+	if n := lines(); n != 14 {
+		t.Errorf("after a same-size rewrite dated in the past: the window ends at line %v, want 14", n)
+	}
+	// Replaced by rename, dated like the file it replaces.
+	next := config + ".new"
+	if err := os.WriteFile(next, []byte(`{"read": {"defaultLines": 15}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(next, old.Add(-time.Minute), old.Add(-time.Minute))
+	if err := os.Rename(next, config); err != nil {
+		t.Fatal(err)
+	}
+	if n := lines(); n != 15 {
+		t.Errorf("after a replace by rename: the window ends at line %v, want 15", n)
+	}
+	// Removed: the defaults.
+	os.Remove(config)
+	if n := lines(); n != 30 {
+		t.Errorf("after the config was removed: the window ends at line %v, want 30 (the default covers the file)", n)
+	}
+
+	// The gate, with same-size settings dated in the past: Manual stages
+	// an apply, Auto applies it, Manual again stages.
+	apply := func(name string) map[string]any {
+		return c.call(t, "workspace_edit", map[string]any{"action": "apply", "operations": []any{
+			map[string]any{"type": "create", "path": name, "content": "x\n"}}})
+	}
+	write(`{"permissionMode": 0}`, old)
+	if env := apply("manual.txt"); get(env, ".data.status") != "pending_approval" {
+		t.Errorf("apply in Manual mode: %v", env)
+	}
+	write(`{"permissionMode": 2}`, old.Add(-time.Minute))
+	if env := apply("auto.txt"); env["ok"] != true || get(env, ".data.status") == "pending_approval" {
+		t.Errorf("apply in Auto mode: %v", env)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "auto.txt")); err != nil {
+		t.Errorf("apply in Auto mode did not write: %v", err)
+	}
+	write(`{"permissionMode": 0}`, old.Add(-2*time.Minute))
+	if env := apply("manual2.txt"); get(env, ".data.status") != "pending_approval" {
+		t.Errorf("apply in Manual mode again: %v", env)
+	}
+	for _, name := range []string{"manual.txt", "manual2.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s was written in Manual mode", name)
+		}
+	}
+}

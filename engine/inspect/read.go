@@ -81,6 +81,9 @@ func Read(ctx context.Context, ws *workspace.Workspace, req *ReadRequest) (envel
 	}
 	defer f.Close()
 	w := newWindow(opts)
+	// Room for what a window of this file can keep, so a small file's
+	// lines are copied once.
+	w.buf = make([]byte, 0, min(fi.Size(), int64(w.budget)))
 	sum, err := streamFile(f, fi.Size(), true, w.visit)
 	if _, ok := err.(errBinary); ok {
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput,
@@ -284,7 +287,11 @@ func (w *window) skipColumns(l *wline, seg []byte) []byte {
 // render applies the byte ceiling and the envelope bound to the kept lines.
 func (w *window) render(o readOpts, s fileSummary) *ReadData {
 	d := &ReadData{StartLine: o.start, EndLine: o.start - 1, TotalLines: s.Lines, TotalBytes: s.Size, SHA256: s.SHA256}
-	var out, line []byte // line is reused: out keeps copies
+	// line is reused: out keeps copies, sized for the kept text and
+	// gutters (a Builder: the content string is not copied again).
+	var out strings.Builder
+	out.Grow(len(w.buf) + len(w.lines)*(gutterMin+1))
+	var line []byte
 	runes := 0
 	endPartial := false
 	shown := 0 // bytes of the cut last line's text shown
@@ -300,20 +307,23 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 		if partial {
 			text = trimPartialRune(text)
 		}
-		str, _, invalid := clipLine(text, len(text))
-		d.InvalidUTF8 = d.InvalidUTF8 || invalid
 		line = appendGutter(line[:0], l.n)
-		line = append(line, str...)
+		if utf8.Valid(text) {
+			line = append(line, text...)
+		} else {
+			line = append(line, bytes.ToValidUTF8(text, []byte("\uFFFD"))...)
+			d.InvalidUTF8 = true
+		}
 		if l.nl && !partial {
 			line = append(line, '\n')
 		}
 		n := utf8.RuneCount(line)
 		roomBytes := len(line)
 		if o.maxBytes > 0 {
-			roomBytes = o.maxBytes - len(out)
+			roomBytes = o.maxBytes - out.Len()
 		}
 		if len(line) <= roomBytes && runes+n <= o.maxChars && !partial {
-			out = append(out, line...)
+			out.Write(line)
 			runes += n
 			d.EndLine = l.n
 			continue
@@ -323,7 +333,7 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 			if runes+utf8.RuneCount(cut) <= o.maxChars {
 				d.BytesCapped = true
 				if len(cut) > 0 {
-					out = append(out, cut...)
+					out.Write(cut)
 					d.EndLine, endPartial = l.n, true
 					shown = len(cut) - gutterLen(l.n)
 				}
@@ -333,18 +343,18 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 		// The envelope bound: whole lines while they fit; a first line
 		// that alone is too long is cut so something comes back.
 		d.CharsCapped = true
-		if i == 0 || len(out) == 0 {
+		if i == 0 || out.Len() == 0 {
 			cut := cutRunes(line, o.maxChars-runes)
-			if o.maxBytes > 0 && len(cut) > o.maxBytes-len(out) {
-				cut = trimPartialRune(cut[:o.maxBytes-len(out)])
+			if o.maxBytes > 0 && len(cut) > o.maxBytes-out.Len() {
+				cut = trimPartialRune(cut[:o.maxBytes-out.Len()])
 			}
-			out = append(out, cut...)
+			out.Write(cut)
 			d.EndLine, endPartial = l.n, len(cut) < len(line) || partial
 			shown = len(cut) - gutterLen(l.n)
 		}
 		break
 	}
-	d.Content = string(out)
+	d.Content = out.String()
 	d.NoFinalNewline = s.Size > 0 && !s.EndsInNL
 	newlines := s.Lines
 	if d.NoFinalNewline {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,9 +56,12 @@ func precodedFrom(ctx context.Context) *precoded {
 // result returns the stand-in for the encoded envelope raw: the SDK
 // encodes the stand-in, the connection splices raw in.
 func (p *precoded) result(raw []byte, isError bool) *mcp.CallToolResult {
-	text, err := json.Marshal(string(raw))
-	if err != nil {
-		return nil
+	text, ok := quote(raw)
+	if !ok {
+		var err error
+		if text, err = json.Marshal(string(raw)); err != nil {
+			return nil
+		}
 	}
 	p.mu.Lock()
 	n := p.next
@@ -123,3 +127,52 @@ func (p *precoded) splice(resp *jsonrpc.Response) ([]byte, bool, error) {
 }
 
 type replacement struct{ placeholder, bytes []byte }
+
+// quote returns raw, the output of encoding/json, as a JSON string, the
+// bytes json.Marshal(string(raw)) gives. That output has no control
+// character and none of the characters the encoder escapes for HTML or
+// JavaScript (they are \u escapes already), so only quotes and
+// backslashes are escaped here, in one table-driven pass instead of the
+// encoder's per-character one. Anything else (a control byte, invalid
+// UTF-8 from a raw message) is left to the encoder: ok is false.
+func quote(raw []byte) (_ []byte, ok bool) {
+	if !utf8.Valid(raw) {
+		return nil, false
+	}
+	out := make([]byte, 0, len(raw)+len(raw)/8+2)
+	out = append(out, '"')
+	start := 0
+	for i := 0; i < len(raw); i++ {
+		switch quoteClass[raw[i]] {
+		case quoteEscape:
+			out = append(append(out, raw[start:i]...), '\\', raw[i])
+			start = i + 1
+		case quoteDecline:
+			return nil, false
+		case quoteLineSep: // U+2028 and U+2029 start E2 80 A8/A9
+			if i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
+				return nil, false
+			}
+		}
+	}
+	out = append(out, raw[start:]...)
+	return append(out, '"'), true
+}
+
+const (
+	quotePlain = iota
+	quoteEscape
+	quoteDecline
+	quoteLineSep
+)
+
+// quoteClass is what quote does with each byte.
+var quoteClass = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = quoteDecline
+	}
+	t['<'], t['>'], t['&'] = quoteDecline, quoteDecline, quoteDecline
+	t['"'], t['\\'] = quoteEscape, quoteEscape
+	t[0xE2] = quoteLineSep
+	return t
+}()

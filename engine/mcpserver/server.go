@@ -4,8 +4,9 @@
 // (engine/schema), and answers every call with the envelope. It is a thin
 // front end over dispatch, like the cobra commands and `aw call`: every tool
 // and action comes from dispatch.Table at run time, the workspace is
-// re-opened for every call so settings changes apply at once, and nothing
-// here decides policy. It never prints; the SDK owns the transport.
+// re-opened for every call so settings changes apply at once (decoded
+// settings are kept while stat says their files are unchanged), and
+// nothing here decides policy. It never prints; the SDK owns the transport.
 package mcpserver
 
 import (
@@ -74,6 +75,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.Workspace.Cache == nil {
+		opts.Workspace.Cache = &workspace.Cache{}
 	}
 	s := &Server{opts: opts, defs: map[string][]byte{}, pending: map[string]pendingApproval{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "aw", Title: "aw — the agentic workspace", Version: opts.Version}, &mcp.ServerOptions{

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -69,7 +70,11 @@ const (
 func readWorkspace(t testing.TB) string {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".agentic"), 0o755)
-	os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(`{"permissionMode": 1}`), 0o644)
+	config := filepath.Join(root, ".agentic", "config.json")
+	os.WriteFile(config, []byte(`{"permissionMode": 1}`), 0o644)
+	// Settings written an hour ago, as in a workspace in use.
+	hour := time.Now().Add(-time.Hour)
+	os.Chtimes(config, hour, hour)
 	var sb strings.Builder
 	for l := 1; l <= 200; l++ {
 		fmt.Fprintf(&sb, "line %03d: the quick brown fox jumps over the <lazy> dog & \"friends\"\n", l)

@@ -46,6 +46,9 @@ type Options struct {
 	Tier       Tier
 	ConfigHome string // $XDG_CONFIG_HOME or ~/.config; "" skips the user config
 	Caller     Caller
+	// Cache, when set, keeps decoded settings between calls of a
+	// long-lived front end; nil reads the settings files every time.
+	Cache *Cache
 }
 
 // Caller is who is calling, as far as aw can tell. Human verbs (approval
@@ -133,7 +136,7 @@ func Open(opts Options) (*Workspace, error) {
 		ws.Warnings = append(ws.Warnings, "ignoring user config "+user+": "+why)
 		trustUser = false
 	}
-	if err := ws.loadSettings(user, trustUser); err != nil {
+	if err := ws.loadSettings(opts.Cache, user, trustUser); err != nil {
 		return nil, err
 	}
 	if trustUser {
@@ -141,7 +144,7 @@ func Open(opts Options) (*Workspace, error) {
 		// inside one of them is no more trusted than one in the workspace.
 		if why := ws.untrusted(user, allowRoots(real, &ws.Settings)); why != "" {
 			ws.Warnings = append(ws.Warnings, "ignoring user config "+user+": "+why)
-			if err := ws.loadSettings(user, false); err != nil {
+			if err := ws.loadSettings(opts.Cache, user, false); err != nil {
 				return nil, err
 			}
 		}
@@ -169,20 +172,17 @@ func Open(opts Options) (*Workspace, error) {
 
 // loadSettings sets ws.Settings from the defaults, the user config (when
 // trusted) and the workspace's .agentic/config.json, in that order.
-func (ws *Workspace) loadSettings(user string, trustUser bool) error {
-	ws.Settings, ws.SettingsFiles = Defaults(), nil
+func (ws *Workspace) loadSettings(c *Cache, user string, trustUser bool) error {
 	files := []string{filepath.Join(ws.Root, StateDir, "config.json")}
 	if trustUser {
 		files = append([]string{user}, files...)
 	}
-	for _, f := range files {
-		if ok, err := loadSettingsFile(&ws.Settings, f); err != nil {
-			return err
-		} else if ok {
-			ws.SettingsFiles = append(ws.SettingsFiles, f)
-		}
+	s, used, err := c.load(files)
+	if err != nil {
+		return err
 	}
-	return ws.Settings.Validate()
+	ws.Settings, ws.SettingsFiles = s, used
+	return nil
 }
 
 // Location is where a call runs: the workspace root (whose settings, store

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -290,6 +291,7 @@ func (b *bench) measureCalls(r row) result {
 		}
 	}
 	var awTimes, peerTimes []time.Duration
+	awCPU, peerCPU := cpuTime(aw.cmd.Process.Pid), cpuTime(peer.cmd.Process.Pid)
 	for run := 0; run < b.o.runs; run++ {
 		for i := 0; i < callsPerRun; i++ {
 			_, a, err := aw.call(r.calls.awCall)
@@ -308,10 +310,41 @@ func (b *bench) measureCalls(r row) result {
 		}
 	}
 	res.awMedian, res.peerMedian = median(awTimes), median(peerTimes)
-	res.status, res.note = "pass", fmt.Sprintf("outputs equivalent; %d round trips each", len(awTimes))
-	if float64(res.awMedian) > r.target*float64(res.peerMedian) {
-		res.status, res.note = "FAIL", "slower than target"
+	cpu := ""
+	if awCPU >= 0 && peerCPU >= 0 {
+		n := time.Duration(len(awTimes))
+		awCPU, peerCPU = (cpuTime(aw.cmd.Process.Pid)-awCPU)/n, (cpuTime(peer.cmd.Process.Pid)-peerCPU)/n
+		cpu = fmt.Sprintf("; server CPU per call: aw %s, peer %s", dur(awCPU), dur(peerCPU))
 	}
-	logf("  aw %s, %s %s: %s", dur(res.awMedian), r.peer.name, dur(res.peerMedian), res.status)
+	res.status, res.note = "pass", fmt.Sprintf("outputs equivalent; %d round trips each%s", len(awTimes), cpu)
+	if float64(res.awMedian) > r.target*float64(res.peerMedian) {
+		res.status, res.note = "FAIL", "slower than target"+cpu
+	}
+	logf("  aw %s, %s %s: %s%s", dur(res.awMedian), r.peer.name, dur(res.peerMedian), res.status, cpu)
 	return res
 }
+
+// cpuTime is the user and system CPU time a running process has used so
+// far (Linux /proc), or -1 where that is not known.
+func cpuTime(pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// The fields after the command name, which may hold spaces: state is
+	// field 3, utime and stime are 14 and 15, in clock ticks.
+	i := strings.LastIndexByte(string(raw), ')')
+	f := strings.Fields(string(raw[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return -1
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(u+s) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, 100 on every Linux architecture aw builds for.
+const clockTicks = 100
