@@ -52,6 +52,8 @@ the JSON to read it from stdin.`,
 				a.emit(envelope.Fail(row.Operation(), err))
 				return nil
 			}
+			// The caller wrote JSON: messages name its arguments, not flags.
+			cmd.SetContext(dispatch.WithVocabulary(cmd.Context(), dispatch.Arguments))
 			a.dispatch(cmd, row, req)
 			return nil
 		},

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/agentic-workspace/aw/engine/dispatch"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/output"
 	"github.com/agentic-workspace/aw/output/visible"
@@ -97,6 +98,7 @@ type app struct {
 	// filterFailed: --jq failed on the result (exit 1 when the call was ok)
 	filterFailed bool
 	hooks        map[*cobra.Command]func(req any) error
+	bound        map[*dispatch.Action]boundVerb // each verb's flags, for flagNamesOf
 	result       *envelope.Envelope
 	exitCode     int
 }

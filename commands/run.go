@@ -53,6 +53,10 @@ func (a *app) verb(tool *dispatch.Tool, action, use string, bind func(f *pflag.F
 	if bind != nil {
 		bind(cmd.Flags(), req)
 	}
+	if a.bound == nil {
+		a.bound = map[*dispatch.Action]boundVerb{}
+	}
+	a.bound[row] = boundVerb{cmd.Flags(), req}
 	return cmd
 }
 

@@ -206,7 +206,7 @@ func TestCommandInput(t *testing.T) {
 	}{
 		{"nothing", []string{"command", "run"}, "INVALID_INPUT", 2, []string{"nothing to run"}},
 		{"both", []string{"command", "run", "--line", "echo a", "--", "echo"}, "INVALID_INPUT", 2, []string{"either a line or an executable"}},
-		{"timeout 0 with run", []string{"command", "run", "--timeout", "0", "--", "true"}, "INVALID_INPUT", 2, []string{"Omit timeout_seconds", "use start"}},
+		{"timeout 0 with run", []string{"command", "run", "--timeout", "0", "--", "true"}, "INVALID_INPUT", 2, []string{"Omit --timeout", "use start"}},
 		{"timeout below a second", []string{"command", "run", "--timeout", "0.5", "--", "true"}, "INVALID_INPUT", 2, []string{"below one second"}},
 		{"negative timeout on start", []string{"command", "start", "--timeout", "-1", "--", "true"}, "INVALID_INPUT", 2, []string{"below one second"}},
 		{"cwd outside", []string{"command", "run", "--cwd", "..", "--", "true"}, "PATH_ESCAPE", 1, nil},

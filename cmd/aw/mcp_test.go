@@ -317,9 +317,9 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"vcs.checkout":            {"INVALID_INPUT", "checkout needs a branch or commit"},
 	"vcs.init":                {"APPROVAL_REQUIRED", "Plan mode"},
 	"vcs.gh_auth":             {"INVALID_INPUT", "no GitHub token"},
-	"vcs.issue_list":          {"INVALID_INPUT", "no --repo given"},
+	"vcs.issue_list":          {"INVALID_INPUT", "no repo given"},
 	"vcs.issue_create":        {"INVALID_INPUT", "title is required"},
-	"vcs.pr_list":             {"INVALID_INPUT", "no --repo given"},
+	"vcs.pr_list":             {"INVALID_INPUT", "no repo given"},
 	"vcs.pr_create":           {"INVALID_INPUT", "title is required"},
 	"vcs.pr_diff":             {"INVALID_INPUT", "number is required"},
 }

@@ -367,7 +367,7 @@ func timeoutFor(action string, given *float64, max int) (timeout float64, capped
 		return 0, false, nil
 	case t == 0:
 		return 0, false, envelope.Errorf(envelope.InvalidInput,
-			"timeout_seconds 0 (no timeout) is accepted only with start: a foreground run has no way to be stopped but its timeout. Omit timeout_seconds (or pass a positive number of seconds) for run, or use start for a background job (`aw command start --timeout 0 -- ...`)").With("timeout_seconds", t)
+			"--timeout 0 (no timeout) is accepted only with start: a foreground run has no way to be stopped but its timeout. Omit --timeout (or pass a positive number of seconds) for run, or use start for a background job (`aw command start --timeout 0 -- ...`)").With("timeout_seconds", t)
 	case math.IsNaN(t) || t < 1:
 		return 0, false, envelope.Errorf(envelope.InvalidInput,
 			"timeout_seconds %v is below one second; pass at least 1 (seconds), omit it for the default of commands.maxSeconds (%d), or 0 with start for no timeout", t, max).With("timeout_seconds", t)
@@ -684,7 +684,7 @@ func Status(ctx context.Context, ws *workspace.Workspace, req *StatusRequest) (e
 	default:
 		summary = fmt.Sprintf("Job %s %s: %s.", j.ID, statusPhrase(j), clip(display(j), 200))
 		if !tailed {
-			summary += fmt.Sprintf(" Pass --tail-chars N (tail_chars) to see the end of its output.")
+			summary += " Pass --tail-chars N to see the end of its output."
 		}
 	}
 	env := envelope.New("", summary, r)

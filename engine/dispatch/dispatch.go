@@ -142,9 +142,11 @@ func ToolNames() []string {
 
 // Run checks what every action shares (tool enabled, tier cap) and runs it.
 // It always returns an envelope: errors become failed envelopes.
+// Its messages speak the caller's vocabulary (WithVocabulary).
 func (a *Action) Run(ctx context.Context, ws *workspace.Workspace, req any) envelope.Envelope {
 	env := a.checked(ctx, ws, req)
 	env.Warn(ws.Warnings)
+	a.speak(&env, vocabularyOf(ctx))
 	return env
 }
 

@@ -118,7 +118,7 @@ func Find(ctx context.Context, ws *workspace.Workspace, req *FindRequest) (envel
 		env.Summary = fmt.Sprintf("%s match %q under %s", plural(d.Total, "path", "paths"), req.Pattern, d.Path)
 	}
 	if d.Truncated {
-		env.Summary += fmt.Sprintf("; stopped at max_results %d (narrow the glob or PATH, or raise --max-results)", limit)
+		env.Summary += fmt.Sprintf("; stopped at --max-results %d (narrow the glob or PATH, or raise it)", limit)
 	}
 	if len(env.Artifacts) > 0 {
 		env.Summary += fmt.Sprintf("; %d shown inline, all in %s", d.Shown, env.Artifacts[0].Path)

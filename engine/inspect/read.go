@@ -117,13 +117,13 @@ func readOptions(ws *workspace.Workspace, req *ReadRequest) (readOpts, error) {
 	o := readOpts{start: 1, limit: int64(ws.Settings.Read.DefaultLines), maxBytes: ws.Settings.Read.MaxBytes, maxChars: ws.Settings.MaxToolResultChars, column: 1}
 	switch {
 	case req.StartLine < 0:
-		return o, envelope.Errorf(envelope.InvalidInput, "start_line %d is negative: lines count from 1", req.StartLine).With("field", "start_line")
+		return o, envelope.Errorf(envelope.InvalidInput, "--start %d is negative: lines count from 1", req.StartLine).With("field", "start_line")
 	case req.Limit < 0:
-		return o, envelope.Errorf(envelope.InvalidInput, "limit %d is negative: pass a number of lines (default %d)", req.Limit, o.limit).With("field", "limit")
+		return o, envelope.Errorf(envelope.InvalidInput, "--limit %d is negative: pass a number of lines (default %d)", req.Limit, o.limit).With("field", "limit")
 	case req.StartColumn < 0:
-		return o, envelope.Errorf(envelope.InvalidInput, "start_column %d is negative: columns count from 1 (a window's nextColumn continues a cut line)", req.StartColumn).With("field", "start_column")
+		return o, envelope.Errorf(envelope.InvalidInput, "--start-column %d is negative: columns count from 1 (a window's nextColumn continues a cut line)", req.StartColumn).With("field", "start_column")
 	case req.MaxBytes < 0:
-		return o, envelope.Errorf(envelope.InvalidInput, "max_bytes %d is negative: pass a byte ceiling, or omit it", req.MaxBytes).With("field", "max_bytes")
+		return o, envelope.Errorf(envelope.InvalidInput, "--max-bytes %d is negative: pass a byte ceiling, or omit it", req.MaxBytes).With("field", "max_bytes")
 	}
 	if req.StartLine > 0 {
 		o.start = int64(req.StartLine)

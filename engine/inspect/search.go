@@ -147,7 +147,7 @@ func searchSummary(d *SearchData, arts []envelope.Artifact) string {
 	}
 	s := fmt.Sprintf("%s of %q in %s under %s", plural(d.Total, "match", "matches"), d.Pattern, plural(d.FilesMatched, "file", "files"), d.Path)
 	if d.Truncated {
-		s += fmt.Sprintf("; stopped at max_results %d (more exist: narrow the pattern, PATH or --glob, or raise --max-results)", d.Total)
+		s += fmt.Sprintf("; stopped at --max-results %d (more exist: narrow the pattern, PATH or --glob, or raise it)", d.Total)
 	}
 	if len(arts) > 0 {
 		s += fmt.Sprintf("; %d shown inline, all in %s (read it with `aw inspect read %s`)", d.Shown, arts[0].Path, arts[0].Path)

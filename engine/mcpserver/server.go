@@ -319,7 +319,8 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return result(ctx, envelope.Fail(row.Operation(), err)), nil
 	}
-	env := row.Run(ctx, ws, r)
+	// The model wrote JSON: messages name its arguments, not flags.
+	env := row.Run(dispatch.WithVocabulary(ctx, dispatch.Arguments), ws, r)
 	if env.Pending() && ws.Settings.MCP.ElicitApprovals && canElicit(req) {
 		if res := s.offer(env); res != nil {
 			return res, nil
@@ -503,7 +504,7 @@ func (s *Server) answered(ctx context.Context, req *mcp.CallToolRequest) *mcp.Ca
 		row, _ = dispatch.Find("approval", "deny")
 		r = &gate.DenyRequest{ID: offer.approvalID, Reason: note}
 	}
-	decided := row.Run(ctx, ws, r)
+	decided := row.Run(dispatch.WithVocabulary(ctx, dispatch.Arguments), ws, r)
 	if !decided.OK {
 		decided.Summary = "The user's answer could not be recorded: " + decided.Summary + " The approval is unchanged; " + staged.Summary
 		return result(ctx, decided)
