@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -307,13 +306,11 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		s.Sync()
 		return result(ctx, envelope.Fail(noun(tool), err)), nil
 	}
-	offered := offeredTool(ws, tool)
-	if action == "" || offered == nil || !slices.Contains(offered.Actions, action) {
-		return result(ctx, envelope.Fail(noun(tool)+"."+action, notOffered(ws, tool, action, offered))), nil
-	}
+	// The row, when the tool offers it now (what the tool list registers:
+	// its tool enabled by the settings, its tier within the cap).
 	row, err := dispatch.Find(tool, action)
-	if err != nil {
-		return result(ctx, envelope.Fail(noun(tool)+"."+action, err)), nil
+	if action == "" || err != nil || row.Tool.Name != tool || !offers(ws, row) {
+		return result(ctx, envelope.Fail(noun(tool)+"."+action, notOffered(ws, tool, action, offeredTool(ws, tool)))), nil
 	}
 	r, err := row.Decode(raw)
 	if err != nil {
@@ -330,6 +327,17 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 }
 
 func noun(tool string) string { return strings.TrimPrefix(tool, "workspace_") }
+
+// offers reports whether the registered tools include row, as
+// dispatch.Registered decides, without listing them all.
+func offers(ws *workspace.Workspace, row *dispatch.Action) bool {
+	if row.Tool.Enabled != nil {
+		if ok, _ := row.Tool.Enabled(&ws.Settings); !ok {
+			return false
+		}
+	}
+	return ws.Allows(row.Tier)
+}
 
 // offeredTool is the registered tool named name with its actions, or nil.
 func offeredTool(ws *workspace.Workspace, name string) *workspace.ToolInfo {
