@@ -131,6 +131,7 @@ type mcpSession struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	id   int
+	sent time.Time // when the last request was written
 }
 
 func startSession(s side) (*mcpSession, error) {
@@ -150,7 +151,7 @@ func startSession(s side) (*mcpSession, error) {
 		return nil, err
 	}
 	m := &mcpSession{name: s.name, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	if _, err := m.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+	if _, _, err := m.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "aw-bench", "version": "1"}}); err != nil {
 		m.close()
 		return nil, fmt.Errorf("%s: initialize: %v", s.name, err)
@@ -171,17 +172,24 @@ func (m *mcpSession) send(msg any) error {
 	return err
 }
 
-// request sends one request and returns its result, skipping the
-// notifications and server requests that come before the answer.
-func (m *mcpSession) request(method string, params any) (json.RawMessage, error) {
+// request sends one request and returns its result and when its last
+// byte arrived (the client's own parsing is not the server's time),
+// skipping the notifications and server requests that come before it.
+func (m *mcpSession) request(method string, params any) (json.RawMessage, time.Time, error) {
 	m.id++
-	if err := m.send(map[string]any{"jsonrpc": "2.0", "id": m.id, "method": method, "params": params}); err != nil {
-		return nil, err
+	raw, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.id, "method": method, "params": params})
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	m.sent = time.Now()
+	if _, err := m.in.Write(append(raw, '\n')); err != nil {
+		return nil, time.Time{}, err
 	}
 	for {
 		line, err := m.out.ReadBytes('\n')
+		arrived := time.Now()
 		if err != nil {
-			return nil, fmt.Errorf("reading the answer: %v", err)
+			return nil, arrived, fmt.Errorf("reading the answer: %v", err)
 		}
 		var resp struct {
 			ID     *int            `json:"id"`
@@ -192,24 +200,24 @@ func (m *mcpSession) request(method string, params any) (json.RawMessage, error)
 			} `json:"error"`
 		}
 		if err := json.Unmarshal(line, &resp); err != nil {
-			return nil, fmt.Errorf("not JSON-RPC: %s", clip(string(line)))
+			return nil, arrived, fmt.Errorf("not JSON-RPC: %s", clip(string(line)))
 		}
 		if resp.ID == nil || resp.Method != "" || *resp.ID != m.id {
 			continue
 		}
 		if resp.Error != nil {
-			return nil, fmt.Errorf("%s", resp.Error.Message)
+			return nil, arrived, fmt.Errorf("%s", resp.Error.Message)
 		}
-		return resp.Result, nil
+		return resp.Result, arrived, nil
 	}
 }
 
 // call runs one tool call and returns its first text content and how long
-// the round trip took.
+// the round trip took: from writing the request to reading the answer's
+// last byte.
 func (m *mcpSession) call(c mcpCall) (string, time.Duration, error) {
-	start := time.Now()
-	raw, err := m.request("tools/call", map[string]any{"name": c.tool, "arguments": c.args})
-	elapsed := time.Since(start)
+	raw, arrived, err := m.request("tools/call", map[string]any{"name": c.tool, "arguments": c.args})
+	elapsed := arrived.Sub(m.sent)
 	if err != nil {
 		return "", 0, fmt.Errorf("%s %s: %v", m.name, c.tool, err)
 	}
