@@ -385,3 +385,80 @@ func TestAgentRefusals(t *testing.T) {
 		t.Errorf("failing endpoint: %s", r.Stdout)
 	}
 }
+
+// An approved Manual-mode run runs its own commands under that approval:
+// each still passes the command policy, and its edits stay planned.
+func TestAgentManualApprovedRunRunsItsCommands(t *testing.T) {
+	model := agenttest.New(t,
+		agenttest.Turn{Calls: []agenttest.Call{
+			call("workspace_command", M{"action": "run", "executable": "echo", "args": []any{"hi"}}),
+			call("workspace_command", M{"action": "run", "executable": "rm", "args": []any{"README.md"}}),
+			call("workspace_edit", M{"action": "apply", "operations": []any{M{"type": "replace", "path": "README.md", "search": "line two", "replacement": "line 2"}}}),
+		}},
+		agenttest.Turn{Content: report, Check: func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+			var got []string
+			for _, m := range req.Messages {
+				if m.Role == "tool" {
+					var env struct {
+						OK   bool
+						Data struct {
+							Status   string
+							ExitCode *int
+						}
+						Error struct{ Code string }
+					}
+					json.Unmarshal([]byte(m.Content), &env)
+					got = append(got, fmt.Sprintf("%v/%s/%s", env.OK, env.Data.Status, env.Error.Code))
+				}
+			}
+			if strings.Join(got, " ") != "true/exited/ false//COMMAND_DENIED true/planned/" {
+				t.Errorf("tool results: %v", got)
+			}
+		}},
+	)
+	dir, human := manualWorkspace(t, fmt.Sprintf(`, "agents": {"enabled": true, "allowCommands": true, "baseUrl": %q, "model": "scripted"}, "commands": {"allow": ["echo"]}`, model.BaseURL()))
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# demo\nline two\n"), 0o644)
+	staged := runAW(t, dir, nil, "agent", "run", "Say hi")
+	if staged.Code != 3 || model.Served() != 0 {
+		t.Fatalf("staged: %s", staged.Stdout)
+	}
+	id := staged.field(t, ".data.approval.id").(string)
+	if a := runAWEnv(t, dir, nil, human, "approval", "accept", id); a.Code != 0 {
+		t.Fatalf("accept: %s", a.Stdout)
+	}
+	resume, _ := json.Marshal(staged.field(t, ".data.approval.resume.arguments"))
+	r := runAW(t, dir, nil, "call", "workspace_agent", string(resume))
+	if r.Code != 0 || r.field(t, ".data.status") != "completed" || r.field(t, ".data.commitEdits") != false || r.field(t, ".data.allowCommands") != true {
+		t.Fatalf("approved run: %d %s", r.Code, r.Stdout)
+	}
+	if len(r.field(t, ".data.jobs").([]any)) != 1 {
+		t.Errorf("jobs: %s", r.Stdout)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(got), "line two") {
+		t.Errorf("README.md changed in Manual mode: %q", got)
+	}
+	// The approval is consumed: the same run is staged afresh.
+	if again := runAW(t, dir, nil, "call", "workspace_agent", string(resume)); again.Code != 3 || again.field(t, ".data.approval.id") == id {
+		t.Errorf("re-issued after use: %s", again.Stdout)
+	}
+}
+
+// Plan mode with an approved plan: the run commits its own edits.
+func TestAgentPlanApprovedCommitsEdits(t *testing.T) {
+	model := agenttest.New(t,
+		agenttest.Turn{Calls: []agenttest.Call{call("workspace_edit", M{"action": "apply", "operations": []any{M{"type": "replace", "path": "README.md", "search": "line two", "replacement": "line 2"}}})}},
+		agenttest.Turn{Content: report},
+	)
+	dir, human := manualWorkspace(t, fmt.Sprintf(`, "agents": {"enabled": true, "baseUrl": %q, "model": "scripted"}`, model.BaseURL()))
+	writeSettings(t, dir, fmt.Sprintf(`{"permissionMode": 1, "agents": {"enabled": true, "baseUrl": %q, "model": "scripted"}}`, model.BaseURL()))
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# demo\nline two\n"), 0o644)
+	plan := runAW(t, dir, []byte(`{"title":"Edit","objective":"Edit README","steps":["run a sub-agent"]}`), "plan", "propose", "--input", "-")
+	pid := plan.field(t, ".data.planId").(string)
+	if a := runAWEnv(t, dir, nil, human, "approval", "accept", pid); a.Code != 0 {
+		t.Fatalf("accept plan: %s", a.Stdout)
+	}
+	r := runAW(t, dir, nil, "agent", "run", "Edit README")
+	if r.Code != 0 || r.field(t, ".data.commitEdits") != true || fmt.Sprint(r.field(t, ".data.changedPaths")) != "[README.md]" {
+		t.Fatalf("run under an approved plan: %s", r.Stdout)
+	}
+}
