@@ -462,3 +462,23 @@ func TestAgentPlanApprovedCommitsEdits(t *testing.T) {
 		t.Fatalf("run under an approved plan: %s", r.Stdout)
 	}
 }
+
+// agentOperations: a scripted run and every agent action after it, for
+// the compaction goldens.
+func agentOperations(t testing.TB) map[string][]byte {
+	tt := t.(*testing.T)
+	model := agenttest.New(t,
+		agenttest.Turn{Content: "Checking the file.", Calls: []agenttest.Call{call("workspace_inspect", M{"action": "stat", "path": "README.md"})}},
+		agenttest.Turn{Content: report},
+	)
+	c := newCaller(t, agentWorkspace(tt, model, 2, ""))
+	ran := c.call("workspace_agent", `{"action":"run","objective":"Check README.md"}`)
+	id := field(t, ran, ".data.runId")
+	c.call("workspace_agent", fmt.Sprintf(`{"action":"status","run_id":%q}`, id))
+	c.call("workspace_agent", fmt.Sprintf(`{"action":"history","run_id":%q,"limit":3}`, id))
+	c.call("workspace_agent", `{"action":"list"}`)
+	for _, action := range []string{"start", "cancel", "send", "wait"} {
+		c.call("workspace_agent", fmt.Sprintf(`{"action":%q,"run_id":%q}`, action, id))
+	}
+	return c.out
+}
