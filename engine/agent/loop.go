@@ -32,7 +32,10 @@ type Toolbox interface {
 type OfferedTool struct {
 	Name    string
 	Actions []string
-	Def     ToolDef
+	// Writes names the actions that can change something (the row's
+	// declared effect): their transcript events are synced write-ahead.
+	Writes map[string]bool
+	Def    ToolDef
 }
 
 // Tools is the installed toolbox.
@@ -86,6 +89,7 @@ type loop struct {
 	tools   []OfferedTool
 	defs    []ToolDef
 	offered map[string][]string
+	writes  map[string]bool // "tool action" of the offered actions that write
 	// Hook, when set, sees each request just before it is sent (tests and
 	// benchmarks measure the loop with it).
 	hook func()
@@ -99,7 +103,7 @@ func (l *loop) run(ctx context.Context) {
 		l.finishLedger()
 		_ = save(l.ws, st)
 		if l.tr != nil {
-			_ = l.tr.append("run_end", st.Pass, 0, map[string]any{"status": st.Status, "result": st.Result, "error": st.Error})
+			_ = l.tr.append("run_end", st.Pass, 0, map[string]any{"status": st.Status, "result": st.Result, "error": st.Error}, true)
 			l.tr.close()
 		}
 	}()
@@ -110,12 +114,15 @@ func (l *loop) run(ctx context.Context) {
 	}
 	l.tr = tr
 	l.tools = Tools.Offer(l.ws, st.Spec.allows)
-	l.offered = map[string][]string{}
+	l.offered, l.writes = map[string][]string{}, map[string]bool{}
 	for _, t := range l.tools {
 		l.defs = append(l.defs, t.Def)
 		l.offered[t.Name] = t.Actions
+		for a := range t.Writes {
+			l.writes[t.Name+" "+a] = true
+		}
 	}
-	if err := tr.append("run_started", 0, 0, map[string]any{"spec": st.Spec, "tools": l.offered}); err != nil {
+	if err := tr.append("run_started", 0, 0, map[string]any{"spec": st.Spec, "tools": l.offered}, true); err != nil {
 		l.fail(err)
 		return
 	}
@@ -194,7 +201,7 @@ func (l *loop) pass(ctx context.Context, pass int) (string, error) {
 			return "", err
 		}
 		reply.Role = "assistant"
-		if err := l.tr.append("reply", pass, round, map[string]any{"message": reply, "reasoning": reply.Reasoning, "usage": usage}); err != nil {
+		if err := l.tr.append("reply", pass, round, map[string]any{"message": reply, "reasoning": reply.Reasoning, "usage": usage}, l.anyWrites(reply.ToolCalls)); err != nil {
 			return "", err
 		}
 		msgs = append(msgs, reply)
@@ -208,18 +215,21 @@ func (l *loop) pass(ctx context.Context, pass int) (string, error) {
 		refused := false
 		for _, call := range reply.ToolCalls {
 			var env envelope.Envelope
+			var took time.Duration
 			tool, action := call.Function.Name, ""
 			if st.ToolCalls >= st.Spec.MaxToolCalls {
 				refused = true
 				env = envelope.Fail(noun(tool), envelope.Errorf(envelope.InvalidInput, "the run has used all %d of its tool calls (max_tool_calls); this call did not run", st.Spec.MaxToolCalls).With("cap", "max_tool_calls"))
 			} else {
 				st.ToolCalls++
+				began := time.Now()
 				action, env = l.call(ctx, call)
+				took = time.Since(began)
 				l.note(&env)
 			}
 			raw, _ := json.Marshal(env)
 			msgs = append(msgs, Message{Role: "tool", ToolCallID: call.ID, Content: string(raw)})
-			if err := l.tr.append("tool_result", pass, round, map[string]any{"toolCallId": call.ID, "tool": tool, "action": action, "ok": env.OK, "envelope": json.RawMessage(raw)}); err != nil {
+			if err := l.tr.append("tool_result", pass, round, map[string]any{"toolCallId": call.ID, "tool": tool, "action": action, "ok": env.OK, "microseconds": took.Microseconds(), "envelope": json.RawMessage(raw)}, l.writes[tool+" "+action]); err != nil {
 				return "", err
 			}
 			sum.Calls = append(sum.Calls, callLine(tool, action, &env))
@@ -236,6 +246,21 @@ func (l *loop) pass(ctx context.Context, pass int) (string, error) {
 		return "", nil // run() reports max_passes
 	}
 	return "", nil
+}
+
+// anyWrites reports whether a reply asks for a call that can change
+// something (judged from its arguments' action, before any remapping).
+func (l *loop) anyWrites(calls []ToolCall) bool {
+	for _, c := range calls {
+		var head struct {
+			Action string `json:"action"`
+		}
+		_ = json.Unmarshal([]byte(c.Function.Arguments), &head)
+		if l.writes[c.Function.Name+" "+head.Action] {
+			return true
+		}
+	}
+	return false
 }
 
 // stoppedAfter is stopped with the current pass's words (not yet saved).

@@ -155,8 +155,13 @@ type Event struct {
 	Data  json.RawMessage `json:"data,omitempty"`
 }
 
-// transcript appends events to transcript.jsonl, each synced to disk
-// before the loop goes on: a crash loses no event that was acted on.
+// transcript appends events to transcript.jsonl. Every event is written
+// before the loop goes on (a killed process loses none); an event is also
+// synced to disk before anything that changes state follows it (write
+// ahead): the reply that asks for a writing call is durable before the
+// call runs, and its result before the next request. Events of read-only
+// calls ride along with the next sync: losing them to a power cut only
+// means re-running a read.
 type transcript struct {
 	f   *os.File
 	seq int
@@ -167,10 +172,16 @@ func openTranscript(path string) (*transcript, error) {
 	if err != nil {
 		return nil, envelope.Errorf(envelope.Internal, "cannot open the run's transcript: %v", err)
 	}
+	if err := store.SyncDir(filepath.Dir(path)); err != nil {
+		f.Close()
+		return nil, envelope.Errorf(envelope.Internal, "cannot sync the run's directory: %v", err)
+	}
 	return &transcript{f: f}, nil
 }
 
-func (t *transcript) append(typ string, pass, round int, data any) error {
+// append writes one event; with sync it is on disk (with every event
+// before it) when append returns.
+func (t *transcript) append(typ string, pass, round int, data any, sync bool) error {
 	t.seq++
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -182,6 +193,9 @@ func (t *transcript) append(typ string, pass, round int, data any) error {
 	}
 	if _, err := t.f.Write(append(line, '\n')); err != nil {
 		return envelope.Errorf(envelope.Internal, "cannot append to the run's transcript: %v", err)
+	}
+	if !sync {
+		return nil
 	}
 	if err := t.f.Sync(); err != nil {
 		return envelope.Errorf(envelope.Internal, "cannot sync the run's transcript: %v", err)

@@ -35,7 +35,13 @@ func (toolbox) Offer(ws *workspace.Workspace, allow func(tool, action string) bo
 		var def agent.ToolDef
 		def.Type = "function"
 		def.Function.Name, def.Function.Description, def.Function.Parameters = t.Name, t.Description, t.InputSchema
-		out = append(out, agent.OfferedTool{Name: t.Name, Actions: t.Actions, Def: def})
+		writes := map[string]bool{}
+		for _, r := range rows {
+			if r.Effect&dispatch.Writes != 0 {
+				writes[r.Name] = true
+			}
+		}
+		out = append(out, agent.OfferedTool{Name: t.Name, Actions: t.Actions, Writes: writes, Def: def})
 	}
 	return out
 }

@@ -118,8 +118,8 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion",
-		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}},
-		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+		"choices":            []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}},
+		"usage":              map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
 		"system_fingerprint": "fp_test",
 	})
 	if f, ok := w.(http.Flusher); ok {
