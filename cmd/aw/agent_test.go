@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentic-workspace/aw/engine/agent"
 	"github.com/agentic-workspace/aw/engine/agent/agenttest"
@@ -481,4 +484,58 @@ func agentOperations(t testing.TB) map[string][]byte {
 		c.call("workspace_agent", fmt.Sprintf(`{"action":%q,"run_id":%q}`, action, id))
 	}
 	return c.out
+}
+
+// A run whose process dies is interrupted, never running forever; the
+// API key goes to the endpoint from the variable agents.apiKeyEnv names.
+func TestAgentKilledRunIsInterrupted(t *testing.T) {
+	model := agenttest.New(t, agenttest.Turn{Hang: true})
+	dir := agentWorkspace(t, model, 2, `"apiKeyEnv": "AW_TEST_MODEL_KEY"`)
+	cmd := exec.Command(awBin, "agent", "run", "Wait forever")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".userconfig-none"), "AW_ROOT=", "AW_TEST_MODEL_KEY=sk-test")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-model.Waiting:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the run never asked the model")
+	}
+	l := runAW(t, dir, nil, "agent", "list")
+	id, _ := l.field(t, ".data.runs.0.runId").(string)
+	if l.field(t, ".data.runs.0.status") != "running" {
+		t.Errorf("while its process lives: %s", l.Stdout)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	st := runAW(t, dir, nil, "agent", "status", id)
+	if st.field(t, ".data.status") != "interrupted" || !strings.Contains(st.Env["summary"].(string), "ended before the run did") {
+		t.Errorf("after kill -9: %s", st.Stdout)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, ".agentic", "agents", id, "state.json"))
+	if !strings.Contains(string(raw), `"status": "interrupted"`) || strings.Contains(string(raw), "sk-test") {
+		t.Errorf("state.json: %s", raw)
+	}
+	// The key reached the endpoint (the hung request is not recorded; a
+	// second run shows it).
+	model2 := agenttest.New(t, agenttest.Turn{Content: report})
+	writeSettings(t, dir, fmt.Sprintf(`{"permissionMode": 2, "agents": {"enabled": true, "baseUrl": %q, "model": "scripted", "apiKeyEnv": "AW_TEST_MODEL_KEY"}}`, model2.BaseURL()))
+	runAWEnv(t, dir, nil, []string{"AW_TEST_MODEL_KEY=sk-test"}, "agent", "run", "x")
+	if model2.Auth != "Bearer sk-test" {
+		t.Errorf("Authorization %q", model2.Auth)
+	}
+}
+
+func TestMCPOffersAgentOnlyWhenEnabled(t *testing.T) {
+	for _, tc := range []struct {
+		settings string
+		want     bool
+	}{{`{"permissionMode": 2}`, false}, {`{"permissionMode": 2, "agents": {"enabled": true}}`, true}} {
+		c := startMCP(t, mcpWorkspace(t, tc.settings), clientOpts{})
+		if got := c.tools(t)["workspace_agent"] != nil; got != tc.want {
+			t.Errorf("%s: workspace_agent offered %v", tc.settings, got)
+		}
+	}
 }

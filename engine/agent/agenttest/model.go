@@ -31,6 +31,9 @@ type Turn struct {
 	Content string
 	// Check, when set, inspects the request this turn answers.
 	Check func(t testing.TB, req *agent.ChatRequest, raw []byte)
+	// Hang keeps the request open until the client goes away (a test
+	// kills the process waiting on it).
+	Hang bool
 }
 
 // Model is the server.
@@ -42,6 +45,10 @@ type Model struct {
 	next     int
 	issued   map[string]bool
 	Requests []*agent.ChatRequest
+	// Auth is the Authorization header of the last request.
+	Auth string
+	// Waiting is closed when a Hang turn's request arrives.
+	Waiting chan struct{}
 	// After, when set, runs when a reply has been written (benchmarks
 	// mark the time the loop got it).
 	After func()
@@ -51,7 +58,7 @@ type Model struct {
 
 // New starts a model that answers with script, in order.
 func New(t testing.TB, script ...Turn) *Model {
-	m := &Model{t: t, script: script, issued: map[string]bool{}}
+	m := &Model{t: t, script: script, issued: map[string]bool{}, Waiting: make(chan struct{})}
 	m.Server = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.Close)
 	return m
@@ -84,7 +91,15 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.mu.Lock()
+	if n := m.next; n < len(m.script) && m.script[n].Hang {
+		m.next++
+		m.mu.Unlock()
+		close(m.Waiting)
+		<-r.Context().Done()
+		return
+	}
 	defer m.mu.Unlock()
+	m.Auth = r.Header.Get("Authorization")
 	m.Requests = append(m.Requests, &req)
 	m.checkProtocol(&req, raw)
 	if m.next >= len(m.script) {
