@@ -135,6 +135,11 @@ func TestAgentRunEditsAndFinishes(t *testing.T) {
 	if l.field(t, ".data.total") != float64(1) || l.field(t, ".data.runs.0.runId") != id {
 		t.Errorf("list: %s", l.Stdout)
 	}
+	// The recovery listing names the run.
+	ch := runAW(t, dir, nil, "inspect", "changes")
+	if ch.field(t, ".data.runs.0.id") != id || ch.field(t, ".data.runs.0.status") != "completed" {
+		t.Errorf("inspect changes: %s", ch.Stdout)
+	}
 }
 
 func TestAgentCommitEditsFalseLeavesTransactionPlanned(t *testing.T) {

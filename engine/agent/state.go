@@ -42,7 +42,7 @@ type Spec struct {
 // State is .agentic/agents/<run_id>/state.json, written before the loop
 // starts and after every pass.
 type State struct {
-	RunID          string    `json:"runId"`
+	RunID          string    `json:"id"` // the name aw inspect changes reads
 	Status         string    `json:"status"`
 	Spec           Spec      `json:"spec"`
 	IdempotencyKey string    `json:"idempotencyKey,omitempty"`
