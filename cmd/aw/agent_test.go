@@ -544,3 +544,51 @@ func TestMCPOffersAgentOnlyWhenEnabled(t *testing.T) {
 		}
 	}
 }
+
+// Tool results that would overflow a pass's context budget are compacted,
+// oldest first, before the next request (the model server checks every
+// request fits).
+func TestAgentPassStaysUnderBudget(t *testing.T) {
+	var reads []agenttest.Call
+	for i := 0; i < 14; i++ {
+		reads = append(reads, call("workspace_inspect", M{"action": "read", "path": "big.txt"}))
+	}
+	model := agenttest.New(t,
+		agenttest.Turn{Calls: reads},
+		agenttest.Turn{Content: report, Check: func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+			first, last := "", ""
+			for _, m := range req.Messages {
+				if m.Role == "tool" {
+					if first == "" {
+						first = m.Content
+					}
+					last = m.Content
+				}
+			}
+			if len(first) > 2500 || len(last) < 15000 || !strings.Contains(first, `"operation":"inspect.read"`) {
+				t.Errorf("oldest result %d chars, newest %d: the oldest should be compacted, the newest kept", len(first), len(last))
+			}
+		}},
+	)
+	dir := agentWorkspace(t, model, 2, "")
+	writeFile(t, filepath.Join(dir, "big.txt"), strings.Repeat("a line of text that fills the read window\n", 2000))
+	r := runAW(t, dir, nil, "agent", "run", "Read big.txt many times")
+	if r.field(t, ".data.status") != "completed" {
+		t.Fatalf("run: %s", r.Stdout)
+	}
+}
+
+// A denied run stays denied when re-issued unchanged.
+func TestAgentDeniedRunStaysDenied(t *testing.T) {
+	model := agenttest.New(t)
+	dir, human := manualWorkspace(t, fmt.Sprintf(`, "agents": {"enabled": true, "allowCommands": true, "baseUrl": %q, "model": "scripted"}, "commands": {"allow": ["echo"]}`, model.BaseURL()))
+	staged := runAW(t, dir, nil, "agent", "run", "Delete everything")
+	id := staged.field(t, ".data.approval.id").(string)
+	if d := runAWEnv(t, dir, nil, human, "approval", "deny", id, "no"); d.Code != 0 {
+		t.Fatalf("deny: %s", d.Stdout)
+	}
+	again := runAW(t, dir, nil, "agent", "run", "Delete everything")
+	if again.field(t, ".error.code") != "APPROVAL_DENIED" || model.Served() != 0 {
+		t.Errorf("re-issued after a denial: %s", again.Stdout)
+	}
+}

@@ -2,7 +2,8 @@
 // server for tests: it answers turn by turn from a script and checks every
 // request it receives (each tool result answers a tool call it issued, in
 // that request, exactly once; tool schemas are present; kept fields come
-// back). Tests of aw's sub-agents run it on loopback.
+// back; the messages fit the pass budget). Tests of aw's sub-agents run it
+// on loopback.
 package agenttest
 
 import (
@@ -177,6 +178,13 @@ func (m *Model) checkProtocol(req *agent.ChatRequest, raw []byte) {
 		if !answered[id] {
 			m.t.Errorf("model: tool call %q was never answered", id)
 		}
+	}
+	total := 0
+	for _, msg := range req.Messages {
+		total += len(msg.Content)
+	}
+	if total > agent.PassBudgetChars {
+		m.t.Errorf("model: the request's messages hold %d characters, over the pass budget of %d", total, agent.PassBudgetChars)
 	}
 	if strings.Contains(string(raw), "reasoning_content") {
 		m.t.Errorf("model: the request sends reasoning back to the model")
