@@ -389,7 +389,7 @@ func TestAgentRefusals(t *testing.T) {
 	model := agenttest.New(t)
 	writeSettings(t, dir, fmt.Sprintf(`{"permissionMode": 2, "agents": {"enabled": true, "baseUrl": %q, "model": "scripted"}}`, model.BaseURL()))
 	r = runAW(t, dir, nil, "agent", "run", "x")
-	if r.field(t, ".data.status") != "failed" || r.field(t, ".data.error.code") != "NETWORK_ERROR" {
+	if r.Code != 1 || r.field(t, ".error.code") != "NETWORK_ERROR" || r.field(t, ".data.status") != "failed" || r.field(t, ".data.statePath") == nil {
 		t.Errorf("failing endpoint: %s", r.Stdout)
 	}
 }

@@ -234,7 +234,15 @@ func RunAction(ctx context.Context, ws *workspace.Workspace, req *RunRequest) (e
 	}
 	l := &loop{ws: runWorkspace(ws, &spec, grants), client: client, st: st}
 	l.run(ctx)
-	return report(ws, st), nil
+	env := report(ws, st)
+	if st.Status == Failed && st.Error != nil {
+		// The run could not go on (the endpoint failed, the disk did):
+		// the call failed with that error, and data still says where the
+		// run's state and transcript are.
+		env.OK, env.Error = false, st.Error
+		env.Retention.Facts = append(env.Retention.Facts, string(st.Error.Code)+": "+envelope.Clip(st.Error.Message, 300))
+	}
+	return env, nil
 }
 
 // runWorkspace is the workspace as the run's own calls see it: no human
@@ -491,7 +499,7 @@ func History(ctx context.Context, ws *workspace.Workspace, req *HistoryRequest) 
 	}
 	d := &HistoryData{RunID: st.RunID, Status: st.Status, Events: []json.RawMessage{}, Offset: req.Offset, Total: len(lines), Path: ws.Store.Rel(transcriptPath(ws, st.RunID))}
 	budget := ws.Settings.MaxToolResultChars
-	per := max(budget/limit, 200)
+	per := max(budget/4, 1000) // one event's share; the page stops at the budget
 	used := 0
 	for i := req.Offset; i < len(lines) && len(d.Events) < limit; i++ {
 		line := lines[i]
