@@ -393,6 +393,12 @@ func report(ws *workspace.Workspace, st *State) envelope.Envelope {
 	for _, id := range d.Jobs {
 		env.Fact("job %s from run %s", id, st.RunID)
 	}
+	if n := len(d.ChangedPaths); n > 0 {
+		env.Fact("run %s changed %d path(s): %s", st.RunID, n, strings.Join(d.ChangedPaths[:min(n, 20)], ", "))
+	}
+	if n := len(d.RemainingWork); n > 0 {
+		env.Fact("run %s left %d item(s) of remaining work", st.RunID, n)
+	}
 	env.Fact("run state %s", d.StatePath)
 	return env
 }
