@@ -111,6 +111,18 @@ var examples = map[string][]string{
 	"browser list":    {"aw browser list"},
 	"browser close":   {"aw browser close session_01h..."},
 
+	"agent run": {
+		"aw agent run 'Add a test for ParseTier in engine/workspace' --max-tool-calls 30",
+		"aw agent run --objective 'Find where timeouts are set' --mode research --commit-edits=false",
+	},
+	"agent start":   {"aw agent start 'Refactor the parser'"},
+	"agent status":  {"aw agent status run_01h..."},
+	"agent history": {"aw agent history run_01h...", "aw agent history run_01h... --offset 50 --limit 50"},
+	"agent list":    {"aw agent list", "aw agent list --limit 5"},
+	"agent cancel":  {"aw agent cancel run_01h..."},
+	"agent send":    {"aw agent send run_01h... 'Also update the README'"},
+	"agent wait":    {"aw agent wait run_01h..."},
+
 	"approval list":   {"aw approval list"},
 	"approval show":   {"aw approval show approval_01h..."},
 	"approval accept": {"aw approval accept", `aw approval accept approval_01h... "looks right"`},

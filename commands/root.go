@@ -225,6 +225,7 @@ func (a *app) nouns() []noun {
 		{"research", "tools", a.researchCmd},
 		{"vcs", "tools", a.vcsCmd},
 		{"browser", "tools", a.browserCmd},
+		{"agent", "tools", a.agentCmd},
 		{"approval", "human", a.approvalCmd},
 		{"prompt", "human", a.promptCmd},
 		{"call", "human", a.callCmd},

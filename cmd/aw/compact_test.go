@@ -175,7 +175,7 @@ func everyOperation(t testing.TB) map[string][]byte {
 	for op, raw := range out {
 		norm[op] = normalize(raw, root)
 	}
-	for _, more := range []func(testing.TB) map[string][]byte{vcsOperations, researchOperations, browserOperations} {
+	for _, more := range []func(testing.TB) map[string][]byte{vcsOperations, researchOperations, browserOperations, agentOperations} {
 		for op, raw := range more(t) {
 			if _, ok := norm[op]; !ok {
 				norm[op] = raw

@@ -322,14 +322,22 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"vcs.pr_list":             {"INVALID_INPUT", "no repo given"},
 	"vcs.pr_create":           {"INVALID_INPUT", "title is required"},
 	"vcs.pr_diff":             {"INVALID_INPUT", "number is required"},
+	"agent.run":               {"INVALID_INPUT", "objective is required"},
+	"agent.start":             {"TOOL_DISABLED", "not available yet"},
+	"agent.status":            {"INVALID_INPUT", "is not a run id"},
+	"agent.history":           {"INVALID_INPUT", "is not a run id"},
+	"agent.list":              {"", "runs"},
+	"agent.cancel":            {"TOOL_DISABLED", "not available yet"},
+	"agent.send":              {"TOOL_DISABLED", "not available yet"},
+	"agent.wait":              {"TOOL_DISABLED", "not available yet"},
 }
 
 func TestMCPCallsEveryAction(t *testing.T) {
-	dir := mcpWorkspace(t, `{"permissionMode": 1}`)
+	dir := mcpWorkspace(t, `{"permissionMode": 1, "agents": {"enabled": true}}`)
 	c := startMCP(t, dir, clientOpts{})
 	tools := c.tools(t)
 	calls := 0
-	for _, name := range []string{"workspace_inspect", "workspace_edit", "workspace_notes", "workspace_plan"} {
+	for _, name := range []string{"workspace_inspect", "workspace_edit", "workspace_notes", "workspace_plan", "workspace_agent"} {
 		if tools[name] == nil {
 			t.Fatalf("%s not listed", name)
 		}

@@ -158,3 +158,36 @@ func TestCheckCapsRecords(t *testing.T) {
 		t.Fatalf("the denied call after the flood: %v", err)
 	}
 }
+
+// TestCheckGrants: in Manual mode a kind the workspace was granted (an
+// approved sub-agent run's own calls) runs without staging; other kinds
+// stage; a denial and the destructive check still refuse a granted kind.
+func TestCheckGrants(t *testing.T) {
+	ws := testWS(t, Manual)
+	ws.Grants = []string{"command"}
+	cmd := op("run echo")
+	cmd.Kind = "command"
+	if d, err := Check(ws, cmd); err != nil || !d.Run || d.Staged != nil {
+		t.Fatalf("granted kind: %+v %v, want run", d, err)
+	}
+	if d, err := Check(ws, op("commit")); err != nil || d.Staged == nil {
+		t.Fatalf("kind not granted: %+v %v, want staged", d, err)
+	}
+	destructive := cmd
+	destructive.Destructive = true
+	if _, err := Check(ws, destructive); envelope.CodeOf(err) != envelope.ProtectedPath {
+		t.Errorf("granted destructive: %v, want PROTECTED_PATH", err)
+	}
+	// A human denies the operation outside the run: the grant does not
+	// override the denial.
+	plain := testWS(t, Manual)
+	plain.Root, plain.Store = ws.Root, ws.Store
+	d, err := Check(plain, cmd)
+	if err != nil || d.Staged == nil {
+		t.Fatalf("staging for the denial: %+v %v", d, err)
+	}
+	decide(t, plain, d.Staged.Approval.ID, Denied)
+	if _, err := Check(ws, cmd); envelope.CodeOf(err) != envelope.ApprovalDenied {
+		t.Errorf("granted but denied: %v, want APPROVAL_DENIED", err)
+	}
+}

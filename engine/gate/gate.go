@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -111,7 +112,7 @@ func Check(ws *workspace.Workspace, op Operation) (Decision, error) {
 		return Decision{}, envelope.Errorf(envelope.ProtectedPath,
 			"%s is destructive: %s. Destructive operations need the allowDestructiveEdits setting, which is off; a human can turn it on with `aw config set allowDestructiveEdits true`", op.Title, op.Refusal).With("setting", "allowDestructiveEdits")
 	}
-	if ws.Settings.PermissionMode == Manual {
+	if ws.Settings.PermissionMode == Manual && !slices.Contains(ws.Grants, op.Kind) {
 		return stage(ws, op) // it looks for a denial under the lock
 	}
 	s, err := Load(ws, Clock())
@@ -124,7 +125,7 @@ func Check(ws *workspace.Workspace, op Operation) (Decision, error) {
 		return Decision{}, deniedErr(r)
 	}
 	switch ws.Settings.PermissionMode {
-	case Auto:
+	case Auto, Manual: // Manual here: a kind the approved run was granted
 		return Decision{Run: true}, nil
 	case Plan:
 		if p := s.Plan(Approved); p != nil {

@@ -79,12 +79,12 @@ type Settings struct {
 		MaxSessions   int    `json:"maxSessions" doc:"live sessions at once; opening one more closes the oldest idle one"`
 	} `json:"browser"`
 	Agents struct {
-		Enabled       bool   `json:"enabled" doc:"durable sub-agents"`
-		AllowCommands bool   `json:"allowCommands" doc:"sub-agents may run commands"`
-		AllowWeb      bool   `json:"allowWeb" doc:"sub-agents may use web research"`
-		BaseURL       string `json:"baseUrl" doc:"OpenAI-compatible chat endpoint"`
-		Model         string `json:"model" doc:"model id"`
-		APIKeyEnv     string `json:"apiKeyEnv" doc:"environment variable holding the API key"`
+		Enabled       bool   `json:"enabled" doc:"durable sub-agents (aw agent, workspace_agent)"`
+		AllowCommands bool   `json:"allowCommands" doc:"sub-agents may run commands (under the command policy; in Manual mode such a run is staged)"`
+		AllowWeb      bool   `json:"allowWeb" doc:"sub-agents may use web research (needs research.enabled; in Manual mode such a run is staged)"`
+		BaseURL       string `json:"baseUrl" doc:"base URL of an OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 (aw posts to it + /chat/completions); everything a run reads is sent there"`
+		Model         string `json:"model" doc:"model id sub-agents use unless a run names one (model_id)"`
+		APIKeyEnv     string `json:"apiKeyEnv" doc:"environment variable holding the API key, sent as a bearer token (empty or unset: no key)"`
 	} `json:"agents"`
 	MCP struct {
 		ElicitApprovals bool `json:"elicitApprovals" doc:"aw mcp offers a staged approval to the human through a client that supports elicitation"`

@@ -82,6 +82,11 @@ type Workspace struct {
 	Warnings []string
 	// SettingsFiles are the files that contributed, lowest precedence first.
 	SettingsFiles []string
+	// Grants are the gate kinds ("command", "web") a human's approval of a
+	// sub-agent run covers for that run's own calls in Manual mode. Only
+	// the run sets them, on its own copy of the workspace; nothing a
+	// caller passes reaches them.
+	Grants []string
 	// anchor is the root discovered from the working directory; files
 	// inside it are never trusted as the user's, whatever the root.
 	anchor string

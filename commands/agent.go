@@ -1,0 +1,122 @@
+package commands
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentic-workspace/aw/engine/agent"
+	"github.com/agentic-workspace/aw/engine/dispatch"
+)
+
+func (a *app) agentCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: dispatch.Agent.Short,
+		Long: `Durable sub-agents (agents.enabled). A run works on one objective through
+an OpenAI-compatible chat-completions endpoint (agents.baseUrl, agents.model,
+the API key in the variable agents.apiKeyEnv names) with the workspace_*
+tools it is allowed, in bounded passes: each pass starts from the run's
+saved state (objective, context, what earlier passes recorded, compacted
+tool results), never from an ever-growing transcript. max_passes,
+rounds_per_pass and max_tool_calls are hard caps.
+
+Every tool call of a run goes through the same path as yours: the jail,
+the permission gate, the command policy and the OS sandbox apply to it. A
+run gets no human verbs, no plans, no sub-agents of its own, no background
+jobs, no repository writes and no browser.
+
+The gate: in Auto mode, or Plan mode with an approved plan, a run commits
+its own edits; in Plan mode without an approved plan, run is refused; in
+Manual mode a run's edits stay planned (commit_edits false), and run is
+staged for approval when the run could run commands (commands.enabled,
+agents.allowCommands, allow_commands not false; research mode defaults to
+none) or reach the web (research.enabled, agents.allowWeb, allow_web not
+false); a run that can do neither starts at once. --commit-edits=false
+lowers the default; true cannot raise it.
+
+State lives in .agentic/agents/<run_id>/: state.json (written before the
+run starts and after each pass) and transcript.jsonl (every model reply
+and tool result, synced to disk as it happens).
+
+run waits in the foreground for the report. start, cancel, send and wait
+are not available yet.`,
+	}
+	run := a.verb(dispatch.Agent, "run", "run [OBJECTIVE...] [--objective T] [--context C] [--mode M] [--commit-edits=false] [--allow-commands=false] [--allow-web=false] [--max-passes N] [--rounds-per-pass N] [--max-tool-calls N]", func(f *pflag.FlagSet, req any) {
+		r := req.(*agent.RunRequest)
+		f.StringVar(&r.Objective, "objective", "", "what the run must achieve (at most 20,000 characters)")
+		f.StringVar(&r.Context, "context", "", "background for the run (at most 100,000 characters)")
+		f.StringVar(&r.Role, "role", "", "who the run acts as, in a few words")
+		f.StringVar(&r.ModelID, "model", "", "the model to ask (default: agents.model)")
+		f.StringVar(&r.Mode, "mode", "", "coding (default), research or general")
+		f.Var(optionalBool{&r.CommitEdits}, "commit-edits", "false: the run's transactions stay planned (it can only lower the mode's default)")
+		f.Var(optionalBool{&r.AllowCommands}, "allow-commands", "false: the run runs no commands")
+		f.Var(optionalBool{&r.AllowWeb}, "allow-web", "false: the run stays off the web")
+		f.IntVar(&r.MaxPasses, "max-passes", 0, "most passes, 1-20 (default 4)")
+		f.IntVar(&r.RoundsPerPass, "rounds-per-pass", 0, "most model requests per pass, 1-50 (default 8)")
+		f.IntVar(&r.MaxToolCalls, "max-tool-calls", 0, "most tool calls in the run, 1-500 (default 40)")
+		f.StringVar(&r.IdempotencyKey, "idempotency-key", "", "re-issuing the same run with this key returns the first one")
+	}, func(req any, args []string) {
+		if len(args) > 0 {
+			req.(*agent.RunRequest).Objective = strings.Join(args, " ")
+		}
+	})
+	for _, f := range []string{"commit-edits", "allow-commands", "allow-web"} {
+		run.Flags().Lookup(f).NoOptDefVal = "true"
+	}
+	start := a.verb(dispatch.Agent, "start", "start [OBJECTIVE...]", nil, nil)
+	runArg := func(req any, args []string) {
+		if len(args) > 0 {
+			switch r := req.(type) {
+			case *agent.RunIDRequest:
+				r.RunID = args[0]
+			case *agent.HistoryRequest:
+				r.RunID = args[0]
+			case *agent.LaterRequest:
+				r.RunID = args[0]
+				r.Message = strings.Join(args[1:], " ")
+			}
+		}
+	}
+	status := a.verb(dispatch.Agent, "status", "status RUN", nil, runArg)
+	status.Args = cobra.MaximumNArgs(1)
+	history := a.verb(dispatch.Agent, "history", "history RUN [--offset N] [--limit N]", func(f *pflag.FlagSet, req any) {
+		r := req.(*agent.HistoryRequest)
+		f.IntVar(&r.Offset, "offset", 0, "events to skip from the start")
+		f.IntVar(&r.Limit, "limit", 0, "most events, 1-200 (default 50)")
+	}, runArg)
+	history.Args = cobra.MaximumNArgs(1)
+	list := a.verb(dispatch.Agent, "list", "list [--limit N]", func(f *pflag.FlagSet, req any) {
+		f.IntVar(&req.(*agent.ListRequest).Limit, "limit", 0, "most runs, 1-200 (default 20)")
+	}, nil)
+	list.Args = cobra.NoArgs
+	cancel := a.verb(dispatch.Agent, "cancel", "cancel RUN", nil, runArg)
+	send := a.verb(dispatch.Agent, "send", "send RUN MESSAGE", nil, runArg)
+	wait := a.verb(dispatch.Agent, "wait", "wait RUN", nil, runArg)
+	cmd.AddCommand(run, start, status, history, list, cancel, send, wait)
+	return cmd
+}
+
+// optionalBool is a flag bound to a *bool field: unset stays nil, so the
+// engine can tell "not given" from false.
+type optionalBool struct{ p **bool }
+
+func (o optionalBool) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return strconv.FormatBool(**o.p)
+}
+
+func (o optionalBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*o.p = &v
+	return nil
+}
+
+func (o optionalBool) Type() string { return "bool" }

@@ -1,0 +1,68 @@
+// Package agent runs durable sub-agents: a model reached through an
+// OpenAI-compatible chat-completions endpoint works on one objective with
+// the workspace_* tools, in bounded passes, and returns a report.
+//
+// Design decisions:
+//
+//   - The protocol client is plain net/http with its own types (Message,
+//     ToolCall, ChatRequest). A provider SDK would cost package-init time on
+//     every aw call. Unknown fields of a reply message are kept and sent
+//     back as they came; "reasoning" and "reasoning_content" are both read
+//     into Reasoning, recorded in the transcript and never sent back;
+//     tool_call ids are opaque strings echoed byte for byte.
+//
+//   - Bounded passes. Each pass starts from two messages built from the
+//     saved state (the objective, the context, the ledger of ids, and what
+//     earlier passes recorded: the model's own words, one line per call,
+//     and each call's result compacted by engine/compact), never from the
+//     previous pass's transcript. Earlier passes share a fixed budget,
+//     newest first; older ones keep only their call lines. Inside a pass
+//     the messages grow with each round; over PassBudgetChars the oldest
+//     tool results are compacted before the next request. A pass ends when
+//     its rounds run out; max_passes, rounds_per_pass and max_tool_calls are
+//     hard caps. At the tool-call cap the next request offers no tools and
+//     asks for the report; calls made past it are answered with an error
+//     and the run stops (status stopped, stoppedBy names the cap). A pass's
+//     summary is what the model said in it plus aw's record of its calls:
+//     no extra model request is spent on summarising.
+//
+//   - The run's tools are the ones aw mcp registers, with the same schemas
+//     (the Toolbox, installed by engine/schema), narrowed by the offers
+//     table: never human verbs, plans (the human's contract with the main
+//     agent), sub-agents of its own, background jobs, repository writes or
+//     browser sessions; commands only when the run may run them, web
+//     research only when it may reach the web. Every call goes through the
+//     dispatch row's Run, so the jail, the gate, the command policy and the
+//     OS sandbox judge it as they judge a direct caller. Arguments that are
+//     not JSON, an unknown tool or action, and every refusal come back to
+//     the model as a failed envelope for that tool_call id; the run goes on.
+//
+//   - The gate, exactly as the tool reference says: commit_edits defaults
+//     to true in Auto and in Plan mode with an approved plan, false in
+//     Manual, and the request may only lower it. With false the run's edit
+//     tool offers preview, show and list; an apply is run as a preview and
+//     says so, so its transactions stay planned and are cited in the
+//     evidence. Manual mode stages run when the run could run commands or
+//     reach the web (an approval of kind agent) and starts it at once
+//     otherwise; Plan mode refuses it until a plan is approved. Validation
+//     comes first: an invalid request is never staged. A human's approval
+//     of a Manual-mode run covers that run's own command and web calls
+//     (workspace.Workspace.Grants): they are not staged one by one, since
+//     nobody would be there to accept them, but the policy, jail, sandbox
+//     and any denial still apply to each. commitEdits is part of the
+//     idempotency specification, so a mode change that flips it makes a
+//     re-issued idempotency_key EDIT_CONFLICT.
+//
+//   - Durability: state.json is written before the loop starts and after
+//     every pass; transcript.jsonl gets every event as it happens. Events
+//     are written at once (a killed process loses none) and synced to disk
+//     write-ahead: a reply asking for a writing call before the call runs,
+//     the call's result after it, the run's start and end. Read-only calls'
+//     events ride along with the next sync. A run whose process is gone is
+//     reported interrupted by the next reader, never running forever.
+//
+//   - Not built yet, each answering TOOL_DISABLED with reason
+//     not-available-yet: start (a detached supervisor), cancel, send, wait,
+//     resume, task_board_id and research_project_id, questions for the
+//     human, and research deep.
+package agent

@@ -1,0 +1,59 @@
+package schema
+
+import (
+	"context"
+
+	"github.com/agentic-workspace/aw/engine/agent"
+	"github.com/agentic-workspace/aw/engine/dispatch"
+	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// A sub-agent's tools are the ones aw mcp offers, with the same schemas,
+// and its calls take the same path (the dispatch row's Run). The toolbox
+// lives here because this package sees both the table and the schemas.
+func init() { agent.Tools = toolbox{} }
+
+type toolbox struct{}
+
+func (toolbox) Offer(ws *workspace.Workspace, allow func(tool, action string) bool) []agent.OfferedTool {
+	var out []agent.OfferedTool
+	for _, info := range dispatch.Registered(ws) {
+		var rows []*dispatch.Action
+		for _, name := range info.Actions {
+			if !allow(info.Name, name) {
+				continue
+			}
+			if row, err := dispatch.Find(info.Name, name); err == nil {
+				rows = append(rows, row)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		t := Build(rows)
+		var def agent.ToolDef
+		def.Type = "function"
+		def.Function.Name, def.Function.Description, def.Function.Parameters = t.Name, t.Description, t.InputSchema
+		writes := map[string]bool{}
+		for _, r := range rows {
+			if r.Effect&dispatch.Writes != 0 {
+				writes[r.Name] = true
+			}
+		}
+		out = append(out, agent.OfferedTool{Name: t.Name, Actions: t.Actions, Writes: writes, Def: def})
+	}
+	return out
+}
+
+func (toolbox) Call(ctx context.Context, ws *workspace.Workspace, tool, action string, args []byte) envelope.Envelope {
+	row, err := dispatch.Find(tool, action)
+	if err != nil {
+		return envelope.Fail(tool+"."+action, err)
+	}
+	req, err := row.Decode(args)
+	if err != nil {
+		return envelope.Fail(row.Operation(), err)
+	}
+	return row.Run(ctx, ws, req)
+}
