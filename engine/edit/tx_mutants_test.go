@@ -579,3 +579,33 @@ func TestRollbackStaged(t *testing.T) {
 		t.Errorf("a rollback that left nothing says %q", env.Summary)
 	}
 }
+
+// A commit whose write fails and whose restore fails too stays committing
+// with its journal, so the next call's recovery retries the restore (as
+// its error says) instead of leaving a half-written tree marked failed.
+func TestCommitFailedRestoreIsRetried(t *testing.T) {
+	ws := planWS(t, map[string]string{"m.txt": "before\n"})
+	tx := previewed(t, ws, `[{"type":"rewrite","path":"m.txt","content":"after\n"},{"type":"create","path":"p/n.txt","content":"n\n"}]`)
+	saved := blobPath(ws, tx.ID, tx.Files[0].BeforeSHA256)
+	os.Rename(saved, saved+".away")
+	put(t, ws, "p", "a file where the commit wants a directory\n")
+	_, err := Commit(context.Background(), ws, &TxRequest{TransactionID: tx.ID})
+	wantErr(t, err, envelope.EditConflict, "write-failed", "restoring failed too (m.txt: ")
+	if !strings.Contains(err.Error(), "run any aw command to retry the recovery") {
+		t.Errorf("the error does not say how to retry: %v", err)
+	}
+	got := status(t, ws, tx.ID)
+	if got.Status != Committing || !journalLeft(ws) || !strings.Contains(got.Error, "; restoring also failed: m.txt: ") {
+		t.Fatalf("status %s journal %v error %q: nothing would retry the restore", got.Status, journalLeft(ws), got.Error)
+	}
+	if err := Recover(ws); err == nil || !strings.Contains(err.Error(), "recovering interrupted commit") {
+		t.Fatalf("recovery with the content still missing: %v", err)
+	}
+	os.Rename(saved+".away", saved)
+	if err := Recover(ws); err != nil {
+		t.Fatal(err)
+	}
+	if content(ws, "m.txt") != "before\n" || status(t, ws, tx.ID).Status != Failed || journalLeft(ws) {
+		t.Errorf("after the retried recovery: m.txt %q status %s journal %v", content(ws, "m.txt"), status(t, ws, tx.ID).Status, journalLeft(ws))
+	}
+}
