@@ -2,6 +2,8 @@ package edit
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -199,5 +201,38 @@ func TestCopyReadsMoveWritesSource(t *testing.T) {
 	}
 	if c, _ := errCode(planErr(t, files, `[{"type":"move","from":".git/HEAD","to":"head.txt"}]`)); c != envelope.ProtectedPath {
 		t.Errorf("move of a protected file: %v", c)
+	}
+}
+
+// A file over MaxFileBytes is refused; one of exactly that size is edited.
+func TestPlannerFileSizeBound(t *testing.T) {
+	ws := planWS(t, nil)
+	for name, size := range map[string]int64{"at": MaxFileBytes, "over": MaxFileBytes + 1} {
+		f, err := os.Create(filepath.Join(ws.Root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Truncate(size) // sparse: no disk is used
+		f.Close()
+	}
+	if err := newPlanner(ws).apply(ops(t, `[{"type":"rewrite","path":"at","content":"x"}]`)); err != nil {
+		t.Errorf("a file of exactly MaxFileBytes: %v", err)
+	}
+	err := newPlanner(ws).apply(ops(t, `[{"type":"rewrite","path":"over","content":"x"}]`))
+	wantErr(t, err, envelope.InvalidInput, "", "over the 67108864-byte limit")
+}
+
+// A change of mode alone (a file deleted and a copy of the same text with
+// other permissions put in its place) is a modify.
+func TestPlannerModeOnlyChange(t *testing.T) {
+	ws := planWS(t, map[string]string{"a.txt": "same\n", "b.txt": "same\n"})
+	os.Chmod(filepath.Join(ws.Root, "b.txt"), 0o600)
+	p := newPlanner(ws)
+	if err := p.apply(ops(t, `[{"type":"delete","path":"a.txt"},{"type":"copy","from":"b.txt","to":"a.txt"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	ch := p.changes()
+	if len(ch) != 1 || ch[0].Path != "a.txt" || ch[0].Change != "modify" || ch[0].Mode != 0o600 || ch[0].BeforeMode != 0o644 {
+		t.Errorf("changes %+v", ch)
 	}
 }

@@ -166,3 +166,53 @@ func TestArtifactsOnlyPresentFiles(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// list returns the newest transactions first, at most limit of them with
+// the total, says when it shows fewer than there are, lists the files and
+// directories of each, and skips entries that are not transactions.
+func TestListNewestFirst(t *testing.T) {
+	ctx := context.Background()
+	ws := planWS(t, map[string]string{"a.txt": "one\n"})
+	var made []string
+	for i := 0; i < 12; i++ {
+		made = append(made, previewed(t, ws, fmt.Sprintf(`[{"type":"create","path":"f%02d","content":""},{"type":"mkdir","path":"d%02d"}]`, i, i)).ID)
+	}
+	os.MkdirAll(filepath.Join(ws.Store.Path("transactions"), "not-a-transaction"), 0o755)
+	os.WriteFile(filepath.Join(ws.Store.Path("transactions"), "tx_file"), nil, 0o644)
+	list := func(limit int) (envelope.Envelope, []Summary) {
+		t.Helper()
+		env, err := List(ctx, ws, &ListRequest{Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := env.Data.(map[string]any)
+		if data["total"] != 12 {
+			t.Errorf("total %v, want 12", data["total"])
+		}
+		return env, data["transactions"].([]Summary)
+	}
+	env, got := list(3)
+	if len(got) != 3 || got[0].ID != made[11] || got[2].ID != made[9] || env.Summary != "12 transactions, showing the newest 3." {
+		t.Errorf("limit 3: %d listed, first %s, summary %q", len(got), got[0].ID, env.Summary)
+	}
+	if e := got[0]; strings.Join(e.Files, ",") != "f11" || strings.Join(e.Directories, ",") != "d11" || e.Destructive {
+		t.Errorf("entry %+v", e)
+	}
+	env, got = list(0)
+	if len(got) != 12 || env.Summary != "12 transactions." || len(env.Retention.Facts) != 10 {
+		t.Errorf("default limit: %d listed, summary %q, %d facts", len(got), env.Summary, len(env.Retention.Facts))
+	}
+	if _, err := List(ctx, ws, &ListRequest{Limit: 101}); err == nil {
+		t.Error("limit 101 accepted")
+	}
+	// A damaged record fails the listing rather than being skipped unseen.
+	os.WriteFile(filepath.Join(txDir(ws, made[11]), "transaction.json"), []byte("{"), 0o644)
+	if _, err := List(ctx, ws, &ListRequest{Limit: 1}); err == nil {
+		t.Error("a damaged record listed")
+	}
+	// No transactions directory at all: an empty listing.
+	env, err := List(ctx, planWS(t, nil), &ListRequest{})
+	if err != nil || env.Summary != "0 transactions." {
+		t.Errorf("empty: %v %q", err, env.Summary)
+	}
+}
