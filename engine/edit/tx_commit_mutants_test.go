@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -129,5 +130,37 @@ func TestResultListsNeverNull(t *testing.T) {
 		if !strings.Contains(string(raw), field) {
 			t.Errorf("result lacks %s: %s", field, raw)
 		}
+	}
+}
+
+// An idempotency key returns its transaction for the same operations and
+// refuses other ones; a key whose transaction was lost is bound to the new
+// one, which the next call with the key then returns.
+func TestIdempotencyKeyBinding(t *testing.T) {
+	ctx := context.Background()
+	ws := planWS(t, map[string]string{"a.txt": "one\n"})
+	req := &PreviewRequest{Operations: ops(t, `[{"type":"rewrite","path":"a.txt","content":"A\n"}]`), IdempotencyKey: "k"}
+	preview := func() string {
+		t.Helper()
+		env, err := Preview(ctx, ws, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return txID(t, env)
+	}
+	first := preview()
+	if again := preview(); again != first {
+		t.Errorf("the same key and operations gave %s, want %s", again, first)
+	}
+	other := &PreviewRequest{Operations: ops(t, `[{"type":"rewrite","path":"a.txt","content":"B\n"}]`), IdempotencyKey: "k"}
+	_, err := Preview(ctx, ws, other)
+	wantErr(t, err, envelope.EditConflict, "key-reused", "was used by "+first)
+	os.RemoveAll(txDir(ws, first))
+	second := preview()
+	if second == first {
+		t.Fatal("a lost transaction was returned")
+	}
+	if again := preview(); again != second {
+		t.Errorf("after rebinding the key gave %s, want %s", again, second)
 	}
 }

@@ -609,3 +609,16 @@ func TestCommitFailedRestoreIsRetried(t *testing.T) {
 		t.Errorf("after the retried recovery: m.txt %q status %s journal %v", content(ws, "m.txt"), status(t, ws, tx.ID).Status, journalLeft(ws))
 	}
 }
+
+// A rollback keeps a directory a mkdir named but did not create.
+func TestRollbackKeepsExistingMkdirTarget(t *testing.T) {
+	ws := planWS(t, map[string]string{"pre/": "", "a.txt": "one\n"})
+	tx := committed(t, ws, `[{"type":"mkdir","path":"pre"},{"type":"rewrite","path":"a.txt","content":"A\n"}]`)
+	env, err := Rollback(context.Background(), ws, &RollbackRequest{TransactionID: tx.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if content(ws, "pre") != "<dir>" || len(resultOf(t, env).LeftDirectories) != 0 {
+		t.Errorf("pre %s, left %v", content(ws, "pre"), resultOf(t, env).LeftDirectories)
+	}
+}
