@@ -199,3 +199,16 @@ func TestClearJournalReportsFailure(t *testing.T) {
 func quote(s string) string {
 	return `"` + strings.ReplaceAll(s, "\n", `\n`) + `"`
 }
+
+// A size in a refusal is exact, with a rounded form from 1 MiB up.
+func TestByteSizeForms(t *testing.T) {
+	for n, want := range map[int]string{
+		1<<20 - 1: "1048575 bytes",
+		1 << 20:   "1048576 bytes (1.0 MiB)",
+		512:       "512 bytes",
+	} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
