@@ -162,8 +162,9 @@ func TestArtifactsOnlyPresentFiles(t *testing.T) {
 	if got := artifacts(ws, tx); len(got) != 1 || got[0].Kind != "review" {
 		t.Errorf("without changes.diff: %+v", got)
 	}
-	if _, err := Show(context.Background(), ws, &TxRequest{TransactionID: tx.ID}); err != nil {
-		t.Error(err)
+	env, err := Show(context.Background(), ws, &TxRequest{TransactionID: tx.ID})
+	if err != nil || txID(t, env) != tx.ID {
+		t.Errorf("show: %v", err)
 	}
 }
 
