@@ -164,3 +164,31 @@ func TestIdempotencyKeyBinding(t *testing.T) {
 		t.Errorf("after rebinding the key gave %s, want %s", again, second)
 	}
 }
+
+// A transaction an idempotency key names is never dropped as a duplicate:
+// applying it while an identical call waits for approval returns that
+// approval and keeps the keyed transaction, whose id the caller holds.
+func TestApplyKeepsKeyedTransaction(t *testing.T) {
+	ctx := context.Background()
+	ws := planWS(t, map[string]string{"a.txt": "one\n"})
+	manual(ws)
+	o := ops(t, `[{"type":"rewrite","path":"a.txt","content":"A\n"}]`)
+	env, err := Preview(ctx, ws, &PreviewRequest{Operations: o, IdempotencyKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyed := txID(t, env)
+	if env, err = Apply(ctx, ws, &PreviewRequest{Operations: o}); err != nil {
+		t.Fatal(err)
+	}
+	waiting := txID(t, env)
+	if env, err = Apply(ctx, ws, &PreviewRequest{Operations: o, IdempotencyKey: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := resultOf(t, env); !r.PendingApproval() || r.TransactionID != waiting {
+		t.Errorf("the keyed apply returned %s %s, want the pending %s", r.Status, r.TransactionID, waiting)
+	}
+	if _, err := load(ws, keyed); err != nil {
+		t.Errorf("the keyed transaction was dropped: %v", err)
+	}
+}
