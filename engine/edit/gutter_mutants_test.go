@@ -17,3 +17,10 @@ func TestGutterRunBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// A number too large to parse breaks a run like a line without one.
+func TestGutterUnparsableNumberBreaksRun(t *testing.T) {
+	if text := "99999999999999999999 | a\n2 | b\n9 | c\n"; hasGutter(text) {
+		t.Errorf("hasGutter(%q) = true: an unparsable number counted as 1", text)
+	}
+}

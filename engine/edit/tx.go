@@ -433,17 +433,21 @@ func write(ws *workspace.Workspace, tx *Transaction, ops []Op) error {
 	werr := writeFiles(ws, tx, contents)
 	if werr != nil {
 		rerr := restore(ws, tx, true)
-		tx.Status, tx.Error = Failed, werr.Error()
-		if rerr != nil {
+		tx.Error = werr.Error()
+		msg := "every file and directory it touched was restored"
+		if rerr == nil {
+			tx.Status = Failed
+		} else {
+			// Still committing, with its journal: the tree is neither
+			// before nor after, and the next call's Recover retries.
 			tx.Error += "; restoring also failed: " + rerr.Error()
+			msg = "restoring failed too (" + rerr.Error() + "): run any aw command to retry the recovery"
 		}
 		if err := save(ws, tx); err != nil {
 			return err
 		}
-		clearJournal(ws)
-		msg := "every file and directory it touched was restored"
-		if rerr != nil {
-			msg = "restoring failed too (" + rerr.Error() + "): run any aw command to retry the recovery"
+		if rerr == nil {
+			clearJournal(ws)
 		}
 		return envelope.Errorf(envelope.EditConflict, "commit of %s failed: %v; %s. Fix the cause and preview the operations again", tx.ID, werr, msg).With("transactionId", tx.ID).With("reason", "write-failed")
 	}
