@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/mcpserver"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -44,6 +45,7 @@ The server exits when stdin closes. Example client configuration:
 			if a.io.Getenv("GOGC") == "" {
 				debug.SetGCPercent(400)
 			}
+			command.LongLived = true
 			srv := mcpserver.New(mcpserver.Options{Workspace: opts, Version: Version})
 			if err := srv.Run(cmd.Context(), mcpserver.Transport(a.io.In, a.io.Out)); err != nil && cmd.Context().Err() == nil {
 				a.warn("mcp: %v", err)

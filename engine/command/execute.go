@@ -20,6 +20,15 @@ import (
 // killGrace is how long a tree gets between SIGTERM and SIGKILL.
 var killGrace = 2 * time.Second
 
+// LongLived is set by a process that serves many calls (aw mcp). Such a
+// process does not become the child subreaper: orphans of everything else
+// it starts (Chromium's helpers, a job's escaped children) would be
+// re-parented to it and stay zombies for its whole life, since it reaps
+// only the sandbox inits of its own jobs. A foreground run there is
+// recorded as ended when the sandbox's outer process is; the kernel kills
+// the rest of the sandbox a moment later.
+var LongLived bool
+
 // ownerCheck is how often a running job checks that its record still
 // exists.
 const ownerCheck = 2 * time.Second
@@ -63,7 +72,9 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
-	becomeSubreaper()
+	if !LongLived {
+		becomeSubreaper()
+	}
 	begin := time.Now()
 	if err := cmd.Start(); err != nil {
 		code := envelope.Internal
