@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -36,12 +37,32 @@ type precoded struct {
 	parts  map[uint64]precodedResult
 }
 
+// precodedResult is one encoded envelope waiting for its response: the
+// bytes are a pooled buffer, given back once the response is written.
 type precodedResult struct {
-	text, structured []byte // the JSON string of the text content, the structured content
+	raw *[]byte
 }
 
 func newPrecoded() *precoded {
 	return &precoded{prefix: `"aw-precoded-` + rand.Text() + `-`, parts: map[uint64]precodedResult{}}
+}
+
+// buffers are the envelope and response buffers of precoded results. A
+// 200-line read encodes to tens of KiB three times per call (envelope,
+// its text copy, the response line); fresh buffers of that size are
+// zeroed and collected on every call, pooled ones are not. Buffers that
+// grew past pooledCap (a rare large result) are left to the collector.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+const pooledCap = 4 << 20
+
+func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if cap(*b) <= pooledCap {
+		*b = (*b)[:0]
+		buffers.Put(b)
+	}
 }
 
 type precodedKey struct{}
@@ -53,20 +74,22 @@ func precodedFrom(ctx context.Context) *precoded {
 	return p
 }
 
-// result returns the stand-in for the encoded envelope raw: the SDK
-// encodes the stand-in, the connection splices raw in.
-func (p *precoded) result(raw []byte, isError bool) *mcp.CallToolResult {
-	text, ok := quote(raw)
-	if !ok {
-		var err error
-		if text, err = json.Marshal(string(raw)); err != nil {
-			return nil
-		}
+// result encodes env and returns the stand-in for it: the SDK encodes the
+// stand-in, the connection splices the encoded envelope in. It returns nil
+// when env does not encode (the caller reports that).
+func (p *precoded) result(env any, isError bool) *mcp.CallToolResult {
+	buf := getBuffer()
+	w := sliceWriter{buf}
+	// What json.Marshal writes, plus the newline Encode ends with.
+	if err := json.NewEncoder(w).Encode(env); err != nil {
+		putBuffer(buf)
+		return nil
 	}
+	*buf = bytes.TrimSuffix(*buf, []byte("\n"))
 	p.mu.Lock()
 	n := p.next
 	p.next++
-	p.parts[n] = precodedResult{text: text, structured: raw}
+	p.parts[n] = precodedResult{raw: buf}
 	p.mu.Unlock()
 	name := p.prefix[1:] + strconv.FormatUint(n, 10)
 	return &mcp.CallToolResult{
@@ -76,10 +99,20 @@ func (p *precoded) result(raw []byte, isError bool) *mcp.CallToolResult {
 	}
 }
 
+// sliceWriter appends to a pooled buffer.
+type sliceWriter struct{ b *[]byte }
+
+func (w sliceWriter) Write(p []byte) (int, error) {
+	*w.b = append(*w.b, p...)
+	return len(p), nil
+}
+
 // splice returns the response line with the stand-in's placeholders
 // replaced, and whether the response carried one. A placeholder whose
 // result is gone (never expected) is an internal error, never sent as is.
-func (p *precoded) splice(resp *jsonrpc.Response) ([]byte, bool, error) {
+// The line is a pooled buffer: the caller gives it back with putBuffer
+// once written.
+func (p *precoded) splice(resp *jsonrpc.Response) (*[]byte, bool, error) {
 	i := bytes.Index(resp.Result, []byte(p.prefix))
 	if i < 0 {
 		return nil, false, nil
@@ -98,6 +131,8 @@ func (p *precoded) splice(resp *jsonrpc.Response) ([]byte, bool, error) {
 	if err != nil || !ok {
 		return nil, true, lost
 	}
+	defer putBuffer(part.raw)
+	raw := *part.raw
 	name := resp.Result[i : i+len(p.prefix)+j]
 	text := append(append([]byte{}, name...), `t"`...)
 	structured := append(append([]byte{}, name...), `s"`...)
@@ -108,38 +143,55 @@ func (p *precoded) splice(resp *jsonrpc.Response) ([]byte, bool, error) {
 	if err != nil {
 		return nil, true, lost
 	}
-	line := make([]byte, 0, len(resp.Result)+len(part.text)+len(part.structured)+len(id)+32)
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	buf := getBuffer()
+	line := append((*buf)[:0], `{"jsonrpc":"2.0","id":`...)
 	line = append(line, id...)
 	line = append(line, `,"result":`...)
-	// The two placeholders in the order they appear, each replaced once.
-	rest, first, second := resp.Result, replacement{text, part.text}, replacement{structured, part.structured}
-	if bytes.Index(rest, second.placeholder) < bytes.Index(rest, first.placeholder) {
-		first, second = second, first
+	// The two placeholders in the order they appear, each replaced once:
+	// the text by raw as a JSON string, the structured content by raw.
+	rest = resp.Result
+	order := []bool{false, true} // whether the placeholder is the text
+	if bytes.Index(rest, text) < bytes.Index(rest, structured) {
+		order = []bool{true, false}
 	}
-	for _, r := range []replacement{first, second} {
-		k := bytes.Index(rest, r.placeholder)
-		line = append(append(line, rest[:k]...), r.bytes...)
-		rest = rest[k+len(r.placeholder):]
+	for _, isText := range order {
+		ph := structured
+		if isText {
+			ph = text
+		}
+		k := bytes.Index(rest, ph)
+		line = append(line, rest[:k]...)
+		if !isText {
+			line = append(line, raw...)
+		} else if q, ok := appendQuote(line, raw); ok {
+			line = q
+		} else if s, err := json.Marshal(string(raw)); err == nil {
+			line = append(line, s...)
+		} else {
+			*buf = line
+			putBuffer(buf)
+			return nil, true, lost
+		}
+		rest = rest[k+len(ph):]
 	}
 	line = append(line, rest...)
-	return append(line, "}\n"...), true, nil
+	*buf = append(line, "}\n"...)
+	return buf, true, nil
 }
 
-type replacement struct{ placeholder, bytes []byte }
-
-// quote returns raw, the output of encoding/json, as a JSON string, the
-// bytes json.Marshal(string(raw)) gives. That output has no control
+// appendQuote appends raw, the output of encoding/json, as a JSON string:
+// the bytes json.Marshal(string(raw)) gives. That output has no control
 // character and none of the characters the encoder escapes for HTML or
 // JavaScript (they are \u escapes already), so only quotes and
 // backslashes are escaped here, in one table-driven pass instead of the
 // encoder's per-character one. Anything else (a control byte, invalid
-// UTF-8 from a raw message) is left to the encoder: ok is false.
-func quote(raw []byte) (_ []byte, ok bool) {
+// UTF-8 from a raw message) is left to the encoder: ok is false, and dst
+// is returned as it was.
+func appendQuote(dst, raw []byte) (_ []byte, ok bool) {
 	if !utf8.Valid(raw) {
-		return nil, false
+		return dst, false
 	}
-	out := make([]byte, 0, len(raw)+len(raw)/8+2)
+	out := slices.Grow(dst, len(raw)+len(raw)/8+2)
 	out = append(out, '"')
 	start := 0
 	for i := 0; i < len(raw); i++ {
@@ -148,10 +200,10 @@ func quote(raw []byte) (_ []byte, ok bool) {
 			out = append(append(out, raw[start:i]...), '\\', raw[i])
 			start = i + 1
 		case quoteDecline:
-			return nil, false
+			return dst, false
 		case quoteLineSep: // U+2028 and U+2029 start E2 80 A8/A9
 			if i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
-				return nil, false
+				return dst, false
 			}
 		}
 	}

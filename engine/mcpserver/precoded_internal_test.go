@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// quote is json.Marshal(string(raw)) for whatever encoding/json writes,
+// appendQuote is json.Marshal(string(raw)) for whatever encoding/json writes,
 // and declines what the encoder would change.
 func TestQuoteIsTheEncoders(t *testing.T) {
 	values := []any{
@@ -19,15 +19,15 @@ func TestQuoteIsTheEncoders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := quote(raw)
+		got, ok := appendQuote(nil, raw)
 		want, _ := json.Marshal(string(raw))
 		if !ok || string(got) != string(want) {
-			t.Errorf("quote(%s) = %s, %v; json.Marshal gives %s", raw, got, ok, want)
+			t.Errorf("appendQuote(%s) = %s, %v; json.Marshal gives %s", raw, got, ok, want)
 		}
 	}
 	for _, raw := range []string{"a\nb", "<", "&", ">", "\u2028", "\u2029", "\xff"} {
-		if got, ok := quote([]byte(raw)); ok {
-			t.Errorf("quote(%q) = %s: the encoder changes this, it must decline", raw, got)
+		if got, ok := appendQuote(nil, []byte(raw)); ok {
+			t.Errorf("appendQuote(%q) = %s: the encoder changes this, it must decline", raw, got)
 		}
 	}
 }

@@ -367,15 +367,15 @@ func notOffered(ws *workspace.Workspace, tool, action string, offered *workspace
 // result is the envelope as an MCP tool result: JSON text content (what
 // every client shows the model) plus the same object as structured content.
 func result(ctx context.Context, env envelope.Envelope) *mcp.CallToolResult {
+	if p := precodedFrom(ctx); p != nil {
+		if res := p.result(env, !env.OK); res != nil {
+			return res
+		}
+	}
 	raw, err := json.Marshal(env)
 	if err != nil {
 		env = envelope.Fail(env.Operation, err)
 		raw, _ = json.Marshal(env)
-	}
-	if p := precodedFrom(ctx); p != nil {
-		if res := p.result(raw, !env.OK); res != nil {
-			return res
-		}
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},

@@ -65,7 +65,8 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if err != nil {
 				return c.Connection.Write(ctx, &jsonrpc.Response{ID: resp.ID, Error: err})
 			}
-			_, werr := c.t.w.Write(line)
+			_, werr := c.t.w.Write(*line)
+			putBuffer(line)
 			return werr
 		}
 	}
