@@ -21,12 +21,13 @@ import (
 // session ends (a client may pipe its requests and close at once).
 //
 // A tool result the server encoded itself (see precoded) is written here
-// in one piece instead of being re-encoded by the SDK.
+// in one piece instead of being re-encoded by the SDK. A pipe on stdin is
+// read through the runtime's poller (see Pollable).
 func Transport(in io.Reader, out io.Writer) mcp.Transport {
 	f := &inflight{}
 	f.idle = sync.NewCond(&f.mu)
 	w := &lineWriter{w: out}
-	r := &checkedReader{in: bufio.NewReaderSize(in, 64<<10), reply: w, inflight: f}
+	r := &checkedReader{in: bufio.NewReaderSize(Pollable(in), 64<<10), reply: w, inflight: f}
 	return &stdio{io: &mcp.IOTransport{Reader: r, Writer: w}, w: w, inflight: f, pre: newPrecoded()}
 }
 
