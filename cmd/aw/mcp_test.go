@@ -917,3 +917,55 @@ func TestMCPSettingsChangeAppliesToNextCall(t *testing.T) {
 		}
 	}
 }
+
+// A running server reads what the file holds at each call and refuses a
+// path as soon as the settings deny it: a file rewritten to the same size
+// with its modification time set back, a small file read after a large
+// one (result buffers are reused between calls), and denyPaths added and
+// removed between two calls.
+func TestMCPReadSeesFileAndDenyChanges(t *testing.T) {
+	dir := mcpWorkspace(t, `{"permissionMode": 1}`)
+	file := filepath.Join(dir, "notes.txt")
+	old := time.Now().Add(-time.Hour)
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(file, old, old)
+	}
+	c := startMCP(t, dir, clientOpts{})
+	read := func(path string) map[string]any {
+		t.Helper()
+		return c.call(t, "workspace_inspect", map[string]any{"action": "read", "path": path})
+	}
+	content := func(env map[string]any) string {
+		s, _ := get(env, ".data.content").(string)
+		return s
+	}
+	write("alpha\n")
+	if got := content(read("notes.txt")); got != "     1\talpha\n" {
+		t.Fatalf("first read: %q", got)
+	}
+	write("bravo\n")
+	if got := content(read("notes.txt")); got != "     1\tbravo\n" {
+		t.Errorf("after a same-size rewrite dated in the past: %q, want bravo", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("a long line of text that fills the buffer\n", 2000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if env := read("big.txt"); env["ok"] != true {
+		t.Fatalf("big read: %v", env)
+	}
+	if env := read("notes.txt"); content(env) != "     1\tbravo\n" || get(env, ".data.totalBytes") != float64(6) {
+		t.Errorf("a small read after a large one: %v", env)
+	}
+	writeSettings(t, dir, `{"permissionMode": 1, "denyPaths": ["notes.*"]}`)
+	if env := read("notes.txt"); env["ok"] != false || get(env, ".error.code") != codeEscape || strings.Contains(fmt.Sprint(env), "bravo") {
+		t.Errorf("read of a path denied since the last call: %v", env)
+	}
+	writeSettings(t, dir, `{"permissionMode": 1}`)
+	if got := content(read("notes.txt")); got != "     1\tbravo\n" {
+		t.Errorf("after denyPaths was lifted: %q", got)
+	}
+}
