@@ -151,12 +151,6 @@ func (r *checkedReader) Close() error { return nil }
 // nothing, "parse" for not JSON), with the message's id when it has one,
 // and whether it is a request (a method and an id: it will be answered).
 func check(line []byte) (id json.RawMessage, why string, request bool) {
-	if !json.Valid(line) {
-		return nil, "parse", false
-	}
-	if line[0] == '[' {
-		return nil, "batches are not part of MCP; send one message per line", false
-	}
 	var m struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -164,7 +158,16 @@ func check(line []byte) (id json.RawMessage, why string, request bool) {
 		Result  json.RawMessage `json:"result"`
 		Error   json.RawMessage `json:"error"`
 	}
-	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
+	// Unmarshal checks the whole line before decoding: a syntax error is
+	// a line that is not JSON, whatever its first byte.
+	err := json.Unmarshal(line, &m)
+	if _, syntax := err.(*json.SyntaxError); syntax {
+		return nil, "parse", false
+	}
+	if line[0] == '[' {
+		return nil, "batches are not part of MCP; send one message per line", false
+	}
+	if line[0] != '{' || err != nil {
 		return nil, "a message is a JSON object", false
 	}
 	switch {
