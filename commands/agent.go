@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -41,62 +43,125 @@ State lives in .agentic/agents/<run_id>/: state.json (written before the
 run starts and after each pass) and transcript.jsonl (every model reply
 and tool result, synced to disk as it happens).
 
-run waits in the foreground for the report. start, cancel, send and wait
-are not available yet.`,
+run waits in the foreground for the report (Ctrl-C cancels it). start
+returns the run id at once and a detached supervisor runs the loop: it
+outlives the aw that started it, exits when the run settles, and stops
+when .agentic/ or the run's record is removed. cancel stops a run from any
+process; wait blocks until it settles; send adds instructions (a running
+run reads them before its next model request, a settled one runs on with
+them). A run whose process died is reported interrupted, and
+start --resume RUN continues it from its last finished tool call: an
+unfinished call runs again only when its action is safe to repeat.
+
+--tier fast|good picks the model agents.models.fast or agents.models.good
+names (fast for mechanical work with a clear specification, good for
+design, judgment or reviewing).`,
 	}
-	run := a.verb(dispatch.Agent, "run", "run [OBJECTIVE...] [--objective T] [--context C] [--mode M] [--commit-edits=false] [--allow-commands=false] [--allow-web=false] [--max-passes N] [--rounds-per-pass N] [--max-tool-calls N]", func(f *pflag.FlagSet, req any) {
-		r := req.(*agent.RunRequest)
-		f.StringVar(&r.Objective, "objective", "", "what the run must achieve (at most 20,000 characters)")
-		f.StringVar(&r.Context, "context", "", "background for the run (at most 100,000 characters)")
-		f.StringVar(&r.Role, "role", "", "who the run acts as, in a few words")
-		f.StringVar(&r.ModelID, "model", "", "the model to ask (default: agents.model)")
-		f.StringVar(&r.Mode, "mode", "", "coding (default), research or general")
-		f.Var(optionalBool{&r.CommitEdits}, "commit-edits", "false: the run's transactions stay planned (it can only lower the mode's default)")
-		f.Var(optionalBool{&r.AllowCommands}, "allow-commands", "false: the run runs no commands")
-		f.Var(optionalBool{&r.AllowWeb}, "allow-web", "false: the run stays off the web")
-		f.IntVar(&r.MaxPasses, "max-passes", 0, "most passes, 1-20 (default 4)")
-		f.IntVar(&r.RoundsPerPass, "rounds-per-pass", 0, "most model requests per pass, 1-50 (default 8)")
-		f.IntVar(&r.MaxToolCalls, "max-tool-calls", 0, "most tool calls in the run, 1-500 (default 40)")
-		f.StringVar(&r.IdempotencyKey, "idempotency-key", "", "re-issuing the same run with this key returns the first one")
-	}, func(req any, args []string) {
-		if len(args) > 0 {
-			req.(*agent.RunRequest).Objective = strings.Join(args, " ")
+	objective := func(req any, args []string) {
+		if len(args) == 0 {
+			return
 		}
-	})
-	for _, f := range []string{"commit-edits", "allow-commands", "allow-web"} {
-		run.Flags().Lookup(f).NoOptDefVal = "true"
+		switch r := req.(type) {
+		case *agent.RunRequest:
+			r.Objective = strings.Join(args, " ")
+		case *agent.StartRequest:
+			r.Objective = strings.Join(args, " ")
+		}
 	}
-	start := a.verb(dispatch.Agent, "start", "start [OBJECTIVE...]", nil, nil)
+	run := a.verb(dispatch.Agent, "run", "run [OBJECTIVE...] [--objective T] [--context C] [--mode M] [--tier fast|good] [--commit-edits=false] [--allow-commands=false] [--allow-web=false] [--max-passes N] [--rounds-per-pass N] [--max-tool-calls N]", func(f *pflag.FlagSet, req any) {
+		bindRunFlags(f, req.(*agent.RunRequest))
+	}, objective)
+	start := a.verb(dispatch.Agent, "start", "start [OBJECTIVE...] [run's flags] | start --resume RUN", func(f *pflag.FlagSet, req any) {
+		r := req.(*agent.StartRequest)
+		bindRunFlags(f, &r.RunRequest)
+		f.StringVar(&r.Resume, "resume", "", "continue this interrupted or failed run from its last finished tool call")
+	}, objective)
+	for _, c := range []*cobra.Command{run, start} {
+		for _, f := range []string{"commit-edits", "allow-commands", "allow-web"} {
+			c.Flags().Lookup(f).NoOptDefVal = "true"
+		}
+	}
 	runArg := func(req any, args []string) {
-		if len(args) > 0 {
-			switch r := req.(type) {
-			case *agent.RunIDRequest:
-				r.RunID = args[0]
-			case *agent.HistoryRequest:
-				r.RunID = args[0]
-			case *agent.LaterRequest:
-				r.RunID = args[0]
+		if len(args) == 0 {
+			return
+		}
+		switch r := req.(type) {
+		case *agent.RunIDRequest:
+			r.RunID = args[0]
+		case *agent.HistoryRequest:
+			r.RunID = args[0]
+		case *agent.WaitRequest:
+			r.RunID = args[0]
+		case *agent.SendRequest:
+			r.RunID = args[0]
+			if len(args) > 1 {
 				r.Message = strings.Join(args[1:], " ")
 			}
 		}
 	}
 	status := a.verb(dispatch.Agent, "status", "status RUN", nil, runArg)
-	status.Args = cobra.MaximumNArgs(1)
 	history := a.verb(dispatch.Agent, "history", "history RUN [--offset N] [--limit N]", func(f *pflag.FlagSet, req any) {
 		r := req.(*agent.HistoryRequest)
 		f.IntVar(&r.Offset, "offset", 0, "events to skip from the start")
 		f.IntVar(&r.Limit, "limit", 0, "most events, 1-200 (default 50)")
 	}, runArg)
-	history.Args = cobra.MaximumNArgs(1)
 	list := a.verb(dispatch.Agent, "list", "list [--limit N]", func(f *pflag.FlagSet, req any) {
 		f.IntVar(&req.(*agent.ListRequest).Limit, "limit", 0, "most runs, 1-200 (default 20)")
 	}, nil)
 	list.Args = cobra.NoArgs
 	cancel := a.verb(dispatch.Agent, "cancel", "cancel RUN", nil, runArg)
-	send := a.verb(dispatch.Agent, "send", "send RUN MESSAGE", nil, runArg)
-	wait := a.verb(dispatch.Agent, "wait", "wait RUN", nil, runArg)
-	cmd.AddCommand(run, start, status, history, list, cancel, send, wait)
+	send := a.verb(dispatch.Agent, "send", "send RUN MESSAGE...", func(f *pflag.FlagSet, req any) {
+		f.StringVar(&req.(*agent.SendRequest).Message, "message", "", "the instructions (instead of the words after RUN)")
+	}, runArg)
+	wait := a.verb(dispatch.Agent, "wait", "wait RUN [--timeout S]", func(f *pflag.FlagSet, req any) {
+		f.Var(optionalFloat{&req.(*agent.WaitRequest).TimeoutSeconds}, "timeout", "seconds to wait, 1-3600 (default 60); still running then is a TIMEOUT error")
+	}, runArg)
+	for _, c := range []*cobra.Command{status, history, cancel, wait} {
+		c.Args = cobra.MaximumNArgs(1)
+	}
+	cmd.AddCommand(run, start, status, history, list, cancel, send, wait, a.agentSuperviseCmd())
 	return cmd
+}
+
+func bindRunFlags(f *pflag.FlagSet, r *agent.RunRequest) {
+	f.StringVar(&r.Objective, "objective", "", "what the run must achieve (at most 20,000 characters)")
+	f.StringVar(&r.Context, "context", "", "background for the run (at most 100,000 characters)")
+	f.StringVar(&r.Role, "role", "", "who the run acts as, in a few words")
+	f.StringVar(&r.ModelID, "model", "", "the model to ask (default: agents.model)")
+	f.StringVar(&r.Tier, "tier", "", "fast or good: the model agents.models.fast or agents.models.good names")
+	f.StringVar(&r.Mode, "mode", "", "coding (default), research or general")
+	f.Var(optionalBool{&r.CommitEdits}, "commit-edits", "false: the run's transactions stay planned (it can only lower the mode's default)")
+	f.Var(optionalBool{&r.AllowCommands}, "allow-commands", "false: the run runs no commands")
+	f.Var(optionalBool{&r.AllowWeb}, "allow-web", "false: the run stays off the web")
+	f.IntVar(&r.MaxPasses, "max-passes", 0, "most passes, 1-20 (default 4)")
+	f.IntVar(&r.RoundsPerPass, "rounds-per-pass", 0, "most model requests per pass, 1-50 (default 8)")
+	f.IntVar(&r.MaxToolCalls, "max-tool-calls", 0, "most tool calls in the run, 1-500 (default 40)")
+	f.StringVar(&r.IdempotencyKey, "idempotency-key", "", "re-issuing the same run with this key returns the first one")
+}
+
+// agentSuperviseCmd is the detached supervisor `aw agent start` launches
+// (aw re-executed; fd 3 carries its report back). Hidden: nobody else
+// calls it, and it only runs a run start recorded for it.
+func (a *app) agentSuperviseCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "supervise RUN",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep := os.NewFile(3, "report")
+			ws, err := a.openWorkspace()
+			if err == nil {
+				err = agent.Supervise(cmd.Context(), ws, args[0], rep)
+			} else if rep != nil {
+				rep.Close()
+			}
+			if err != nil {
+				fmt.Fprintf(a.io.Err, "aw agent supervise: %v\n", err)
+				a.exitCode = ExitFailed
+			}
+			return nil
+		},
+	}
 }
 
 // optionalBool is a flag bound to a *bool field: unset stays nil, so the

@@ -20,7 +20,7 @@ type M = map[string]any
 
 // agentWorkspace is a workspace whose sub-agents talk to model, with
 // extra settings merged in (JSON object members, without braces).
-func agentWorkspace(t *testing.T, model *agenttest.Model, mode int, extra string) string {
+func agentWorkspace(t *testing.T, model interface{ BaseURL() string }, mode int, extra string) string {
 	t.Helper()
 	if extra != "" {
 		extra = ", " + extra
@@ -371,10 +371,31 @@ func TestAgentRefusals(t *testing.T) {
 	if r.field(t, ".error.code") != "AGENT_DISABLED" || r.field(t, ".error.details.setting") != "agents.baseUrl" {
 		t.Errorf("no endpoint: %s", r.Stdout)
 	}
-	for _, args := range [][]string{{"start", "x"}, {"cancel", "run_x"}, {"send", "run_x", "more"}, {"wait", "run_x"}} {
+	r = runAW(t, dir, nil, "agent", "start", "x")
+	if r.field(t, ".error.code") != "AGENT_DISABLED" || r.field(t, ".error.details.setting") != "agents.baseUrl" {
+		t.Errorf("start, no endpoint: %s", r.Stdout)
+	}
+	for _, args := range [][]string{{"cancel", "run_x"}, {"send", "run_x", "more"}, {"wait", "run_x"}, {"start", "--resume", "run_x"}} {
 		r := runAW(t, dir, nil, append([]string{"agent"}, args...)...)
-		if r.field(t, ".error.code") != "TOOL_DISABLED" || r.field(t, ".error.details.reason") != "not-available-yet" {
+		if r.field(t, ".error.code") != "INVALID_INPUT" || !strings.Contains(r.field(t, ".error.message").(string), "is not a run id") {
 			t.Errorf("%v: %s", args, r.Stdout)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code string
+		says string
+	}{
+		{[]string{"send", "run_01hzzzzzzzzzzzzzzzzzzzzz"}, "INVALID_INPUT", "message is required"},
+		{[]string{"wait", "run_01hzzzzzzzzzzzzzzzzzzzzz", "--timeout", "0"}, "INVALID_INPUT", "out of range"},
+		{[]string{"start", "--resume", "run_01hzzzzzzzzzzzzzzzzzzzzz", "--objective", "x"}, "INVALID_INPUT", "give no objective"},
+		{[]string{"run", "x", "--tier", "quick"}, "INVALID_INPUT", "is not fast or good"},
+		{[]string{"run", "x", "--tier", "fast"}, "AGENT_DISABLED", "agents.models.fast"},
+		{[]string{"run", "x", "--tier", "good", "--model", "m"}, "INVALID_INPUT", "not both"},
+	} {
+		r := runAW(t, dir, nil, append([]string{"agent"}, tc.args...)...)
+		if r.field(t, ".error.code") != tc.code || !strings.Contains(r.field(t, ".error.message").(string), tc.says) {
+			t.Errorf("%v: %s", tc.args, r.Stdout)
 		}
 	}
 	r = runAW(t, dir, nil, "agent", "status", "run_01hzzzzzzzzzzzzzzzzzzzzz")
@@ -485,9 +506,9 @@ func agentOperations(t testing.TB) map[string][]byte {
 	c.call("workspace_agent", fmt.Sprintf(`{"action":"status","run_id":%q}`, id))
 	c.call("workspace_agent", fmt.Sprintf(`{"action":"history","run_id":%q,"limit":3}`, id))
 	c.call("workspace_agent", `{"action":"list"}`)
-	for _, action := range []string{"start", "cancel", "send", "wait"} {
-		c.call("workspace_agent", fmt.Sprintf(`{"action":%q,"run_id":%q}`, action, id))
-	}
+	c.call("workspace_agent", fmt.Sprintf(`{"action":"cancel","run_id":%q}`, id))
+	c.call("workspace_agent", fmt.Sprintf(`{"action":"wait","run_id":%q,"timeout_seconds":1}`, id))
+	c.call("workspace_agent", fmt.Sprintf(`{"action":"start","resume":%q}`, id))
 	return c.out
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentic-workspace/aw/engine/agent/agenttest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,9 @@ import (
 var awBin string
 
 func TestMain(m *testing.M) {
+	// Re-executed as a scripted model server (durability tests of
+	// sub-agents): serve, and never run the tests.
+	agenttest.ServeFromEnv()
 	// Every aw and git these tests start sees an empty home: the
 	// developer's ~/.gitconfig (a core.excludesFile) or approver token
 	// cannot change a result.

@@ -323,13 +323,13 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"vcs.pr_create":           {"INVALID_INPUT", "title is required"},
 	"vcs.pr_diff":             {"INVALID_INPUT", "number is required"},
 	"agent.run":               {"INVALID_INPUT", "objective is required"},
-	"agent.start":             {"TOOL_DISABLED", "not available yet"},
+	"agent.start":             {"INVALID_INPUT", "objective is required"},
 	"agent.status":            {"INVALID_INPUT", "is not a run id"},
 	"agent.history":           {"INVALID_INPUT", "is not a run id"},
 	"agent.list":              {"", "runs"},
-	"agent.cancel":            {"TOOL_DISABLED", "not available yet"},
-	"agent.send":              {"TOOL_DISABLED", "not available yet"},
-	"agent.wait":              {"TOOL_DISABLED", "not available yet"},
+	"agent.cancel":            {"INVALID_INPUT", "is not a run id"},
+	"agent.send":              {"INVALID_INPUT", "message is required"},
+	"agent.wait":              {"INVALID_INPUT", "is not a run id"},
 }
 
 func TestMCPCallsEveryAction(t *testing.T) {

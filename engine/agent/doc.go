@@ -53,16 +53,56 @@
 //     idempotency specification, so a mode change that flips it makes a
 //     re-issued idempotency_key EDIT_CONFLICT.
 //
-//   - Durability: state.json is written before the loop starts and after
-//     every pass; transcript.jsonl gets every event as it happens. Events
-//     are written at once (a killed process loses none) and synced to disk
-//     write-ahead: a reply asking for a writing call before the call runs,
-//     the call's result after it, the run's start and end. Read-only calls'
-//     events ride along with the next sync. A run whose process is gone is
-//     reported interrupted by the next reader, never running forever.
+//   - Durability: state.json is written before the loop starts (before
+//     the supervisor of a started run exists) and after every pass, under
+//     the store lock; transcript.jsonl gets every event as it happens.
+//     Events are written at once (a killed process loses none) and synced
+//     write-ahead: a reply asking for a writing call is on disk before the
+//     call runs; the call's result is synced in the background while the
+//     next request goes out and is waited for before that reply is acted
+//     on, so the fsync is off the loop's critical path but the result is
+//     durable before anything else happens. Read-only calls' events ride
+//     along with the next sync. state.json names the process holding the
+//     loop (pid and start time): a reader that finds it gone records the
+//     run interrupted, never running forever.
+//
+//   - start runs the loop in a detached supervisor (aw re-executed as the
+//     hidden `aw agent supervise RUN`, in a session of its own, without the
+//     approver token in its environment). The launcher writes state.json,
+//     starts it and waits for it to claim the run (running, detached,
+//     unclaimed, its launcher alive): one supervisor per run at most. The
+//     supervisor exits when the run settles, on a cancel, and when the
+//     run's record or .agentic/ disappears (it polls every PollInterval);
+//     `aw inspect capabilities` lists it, and `aw gc` kills one that
+//     outlived its run or ignored a cancel.
+//
+//   - cancel works from any process and for foreground runs too: it
+//     creates a cancel file the loop polls for (never a write to
+//     state.json, which only the owner writes while it lives) and waits for
+//     the run to settle. Ctrl-C (or TERM, or a hang-up) of a foreground run
+//     cancels it the same way. A cancelled run keeps what it did.
+//
+//   - start --resume continues an interrupted (or failed) run in a new
+//     supervisor: the pass it was in is rebuilt from the transcript (the
+//     saved state is what the pass started from, so its brief is the
+//     same; replies and results are replayed with their tool_call ids),
+//     and the calls of the last reply that got no result are run again
+//     only when their action is read-only or declared idempotent; any
+//     other is answered with an error saying it may or may not have taken
+//     effect. A run started to commit its edits is not resumed in a mode
+//     that keeps edits planned (EDIT_CONFLICT).
+//
+//   - send appends to inbox.jsonl (under the store lock); the loop takes
+//     new lines in before each model request, records each in the
+//     transcript and in the state (later passes' briefs carry them). A
+//     settled run runs on with the message in a new supervisor, its caps
+//     counted afresh from where it is. send is gated as start is: it
+//     changes what a run that may run commands or reach the web does.
+//
+//   - Worker tiers: tier fast or good picks agents.models.fast or
+//     agents.models.good; a tier naming no model is AGENT_DISABLED, a
+//     tier with model_id INVALID_INPUT.
 //
 //   - Not built yet, each answering TOOL_DISABLED with reason
-//     not-available-yet: start (a detached supervisor), cancel, send, wait,
-//     resume, task_board_id and research_project_id, questions for the
-//     human, and research deep.
+//     not-available-yet: task_board_id and research_project_id.
 package agent

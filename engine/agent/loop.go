@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/compact"
@@ -35,7 +36,11 @@ type OfferedTool struct {
 	// Writes names the actions that can change something (the row's
 	// declared effect): their transcript events are synced write-ahead.
 	Writes map[string]bool
-	Def    ToolDef
+	// Repeatable names the actions that may safely run twice (read-only
+	// or declared idempotent): a resumed run re-runs an unfinished call
+	// only when its action is one of them.
+	Repeatable map[string]bool
+	Def        ToolDef
 }
 
 // Tools is the installed toolbox.
@@ -82,28 +87,78 @@ const (
 )
 
 type loop struct {
-	ws      *workspace.Workspace
-	client  *Client
-	st      *State
-	tr      *transcript
-	tools   []OfferedTool
-	defs    []ToolDef
-	offered map[string][]string
-	writes  map[string]bool // "tool action" of the offered actions that write
+	ws         *workspace.Workspace
+	client     *Client
+	st         *State
+	tr         *transcript
+	tools      []OfferedTool
+	defs       []ToolDef
+	offered    map[string][]string
+	writes     map[string]bool // "tool action" of the offered actions that write
+	repeatable map[string]bool // "tool action" that may run twice
+	// events are the transcript as it was when a run resumed: the pass it
+	// was in is replayed from them.
+	events []Event
+	// gone is set when the run's record or the workspace's .agentic/
+	// disappeared: the loop stops and writes nothing more.
+	gone atomic.Bool
 	// Hook, when set, sees each request just before it is sent (tests and
 	// benchmarks measure the loop with it).
 	hook func()
 }
 
+// PollInterval is how often a running loop looks for a cancel request and
+// for its record and workspace (gone: it stops at once).
+const PollInterval = 200 * time.Millisecond
+
+// watch cancels the loop's context when a cancel is asked for or the
+// run's record or .agentic/ is gone; stop ends the watch.
+func (l *loop) watch(cancel context.CancelFunc) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(PollInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if !exists(l.ws.Store.Dir) || !exists(statePath(l.ws, l.st.RunID)) {
+				l.gone.Store(true)
+				cancel()
+				return
+			}
+			if exists(cancelPath(l.ws, l.st.RunID)) {
+				cancel()
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
 // run drives the passes and records how the run ended.
 func (l *loop) run(ctx context.Context) {
 	st := l.st
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer l.watch(cancel)()
 	defer func() {
+		if l.gone.Load() {
+			if l.tr != nil {
+				l.tr.close()
+			}
+			return
+		}
+		if st.Status == Running && ctx.Err() != nil {
+			l.cancelled()
+		}
 		st.EndedAt = time.Now().UTC()
 		l.finishLedger()
 		_ = save(l.ws, st)
 		if l.tr != nil {
-			_ = l.tr.append("run_end", st.Pass, 0, map[string]any{"status": st.Status, "result": st.Result, "error": st.Error}, true)
+			_ = l.tr.append("run_end", st.Pass, 0, map[string]any{"status": st.Status, "result": st.Result, "error": st.Error}, syncNow)
 			l.tr.close()
 		}
 	}()
@@ -113,22 +168,38 @@ func (l *loop) run(ctx context.Context) {
 		return
 	}
 	l.tr = tr
+	if n := len(l.events); n > 0 {
+		tr.seq = l.events[n-1].Seq
+	}
 	l.tools = Tools.Offer(l.ws, st.Spec.allows)
-	l.offered, l.writes = map[string][]string{}, map[string]bool{}
+	l.offered, l.writes, l.repeatable = map[string][]string{}, map[string]bool{}, map[string]bool{}
 	for _, t := range l.tools {
 		l.defs = append(l.defs, t.Def)
 		l.offered[t.Name] = t.Actions
 		for a := range t.Writes {
 			l.writes[t.Name+" "+a] = true
 		}
+		for a := range t.Repeatable {
+			l.repeatable[t.Name+" "+a] = true
+		}
 	}
-	if err := tr.append("run_started", 0, 0, map[string]any{"spec": st.Spec, "tools": l.offered}, true); err != nil {
+	if st.CapPasses == 0 {
+		st.CapPasses, st.CapToolCalls = st.Spec.MaxPasses, st.Spec.MaxToolCalls
+	}
+	first := "run_started"
+	if len(l.events) > 0 {
+		first = "run_resumed"
+	}
+	if err := tr.append(first, len(st.Passes), 0, map[string]any{"spec": st.Spec, "tools": l.offered, "pid": st.PID, "capPasses": st.CapPasses, "capToolCalls": st.CapToolCalls}, syncNow); err != nil {
 		l.fail(err)
 		return
 	}
-	for pass := 1; pass <= st.Spec.MaxPasses; pass++ {
+	for pass := len(st.Passes) + 1; pass <= st.CapPasses; pass++ {
 		st.Pass = pass
 		end, err := l.pass(ctx, pass)
+		if ctx.Err() != nil {
+			return // the deferred end records cancelled (or nothing, when gone)
+		}
 		if err != nil {
 			l.fail(err)
 			return
@@ -155,6 +226,15 @@ func (l *loop) fail(err error) {
 	l.st.Error = e
 }
 
+// cancelled records a run a cancel (or a signal) ended.
+func (l *loop) cancelled() {
+	l.st.Status = Cancelled
+	r := l.stopped("cancel")
+	r.StoppedBy = ""
+	r.RemainingWork = []string{fmt.Sprintf("the run was cancelled before it finished: its state (%s) and transcript say how far it got", l.ws.Store.Rel(statePath(l.ws, l.st.RunID)))}
+	l.st.Result = r
+}
+
 // stopped is the result of a run a cap ended: the last pass's words as
 // its summary, and what was left as remaining work.
 func (l *loop) stopped(cap string) *Result {
@@ -171,23 +251,49 @@ func (l *loop) stopped(cap string) *Result {
 	}
 }
 
-// pass runs one bounded pass, rebuilt from the saved state. It returns
+// passState is one pass in progress: its messages, what it left for the
+// next pass, and (when resumed) the calls of its last reply that never got
+// a result.
+type passState struct {
+	msgs    []Message
+	sum     PassSummary
+	words   []string
+	round   int        // rounds done
+	pending []ToolCall // calls of the last reply still unanswered
+	final   *Message   // the last reply called no tool: the model's report
+}
+
+// pass runs one bounded pass, rebuilt from the saved state (and, when the
+// run resumed inside it, from the transcript's events of it). It returns
 // the run's end status when the run ended in it ("" to go on).
 func (l *loop) pass(ctx context.Context, pass int) (string, error) {
 	st := l.st
-	msgs := []Message{{Role: "system", Content: l.system()}, {Role: "user", Content: l.brief(pass)}}
-	sum := PassSummary{Pass: pass, Calls: []string{}, Results: []string{}}
-	var words []string
+	ps := l.replay(pass)
 	defer func() {
-		sum.Text = envelope.Clip(strings.Join(words, "\n"), 4000)
-		st.Passes = append(st.Passes, sum)
+		ps.sum.Text = envelope.Clip(strings.Join(ps.words, "\n"), 4000)
+		st.Passes = append(st.Passes, ps.sum)
 	}()
-	for round := 1; round <= st.Spec.RoundsPerPass; round++ {
-		exhausted := st.ToolCalls >= st.Spec.MaxToolCalls
-		req := &ChatRequest{Model: st.Spec.Model, Messages: msgs}
+	if ps.final != nil {
+		st.Result = final(ps.final.Content)
+		return Completed, nil
+	}
+	if len(ps.pending) > 0 {
+		if err := l.answer(ctx, pass, ps.round, ps.pending, ps, true); err != nil {
+			return "", err
+		}
+	}
+	for round := ps.round + 1; round <= st.Spec.RoundsPerPass; round++ {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if err := l.takeMessages(pass, round, ps); err != nil {
+			return "", err
+		}
+		exhausted := st.ToolCalls >= st.CapToolCalls
+		req := &ChatRequest{Model: st.Spec.Model, Messages: ps.msgs}
 		if exhausted {
-			msgs = append(msgs, Message{Role: "user", Content: fmt.Sprintf("The run has used all %d of its tool calls. Reply now, without calling tools, with your final report as described.", st.Spec.MaxToolCalls)})
-			req.Messages = msgs
+			ps.msgs = append(ps.msgs, Message{Role: "user", Content: fmt.Sprintf("The run has used all %d of its tool calls. Reply now, without calling tools, with your final report as described.", st.CapToolCalls)})
+			req.Messages = ps.msgs
 		} else {
 			req.Tools = l.defs
 		}
@@ -196,67 +302,112 @@ func (l *loop) pass(ctx context.Context, pass int) (string, error) {
 			l.hook()
 		}
 		reply, usage, err := l.client.Complete(ctx, req)
-		st.Requests++
 		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			return "", err
+		}
+		st.Requests++
+		// The last result's background sync: it is on disk before the
+		// reply is acted on.
+		if err := l.tr.settle(); err != nil {
 			return "", err
 		}
 		reply.Role = "assistant"
-		if err := l.tr.append("reply", pass, round, map[string]any{"message": reply, "reasoning": reply.Reasoning, "usage": usage}, l.anyWrites(reply.ToolCalls)); err != nil {
+		mode := noSync
+		if l.anyWrites(reply.ToolCalls) {
+			mode = syncNow
+		}
+		if err := l.tr.append("reply", pass, round, map[string]any{"message": reply, "reasoning": reply.Reasoning, "usage": usage}, mode); err != nil {
 			return "", err
 		}
-		msgs = append(msgs, reply)
+		ps.msgs = append(ps.msgs, reply)
 		if strings.TrimSpace(reply.Content) != "" {
-			words = append(words, strings.TrimSpace(reply.Content))
+			ps.words = append(ps.words, strings.TrimSpace(reply.Content))
 		}
 		if len(reply.ToolCalls) == 0 {
 			st.Result = final(reply.Content)
 			return Completed, nil
 		}
-		refused := false
-		for _, call := range reply.ToolCalls {
-			var env envelope.Envelope
-			var took time.Duration
-			tool, action := call.Function.Name, ""
-			if st.ToolCalls >= st.Spec.MaxToolCalls {
-				refused = true
-				env = envelope.Fail(noun(tool), envelope.Errorf(envelope.InvalidInput, "the run has used all %d of its tool calls (max_tool_calls); this call did not run", st.Spec.MaxToolCalls).With("cap", "max_tool_calls"))
-			} else {
-				st.ToolCalls++
-				began := time.Now()
-				action, env = l.call(ctx, call)
-				took = time.Since(began)
-				l.note(&env)
-			}
-			raw, _ := json.Marshal(env)
-			msgs = append(msgs, Message{Role: "tool", ToolCallID: call.ID, Content: string(raw)})
-			if err := l.tr.append("tool_result", pass, round, map[string]any{"toolCallId": call.ID, "tool": tool, "action": action, "ok": env.OK, "microseconds": took.Microseconds(), "envelope": json.RawMessage(raw)}, l.writes[tool+" "+action]); err != nil {
-				return "", err
-			}
-			sum.Calls = append(sum.Calls, callLine(tool, action, &env))
-			if c, err := compact.Compact(raw, resultChars); err == nil {
-				sum.Results = append(sum.Results, string(c.JSON))
-			}
+		if err := l.answer(ctx, pass, round, reply.ToolCalls, ps, false); err != nil {
+			return "", err
 		}
-		if refused {
-			st.Result = l.stoppedAfter(sum, words, "max_tool_calls")
+		if st.Result != nil && st.Result.StoppedBy == "max_tool_calls" {
 			return Stopped, nil
 		}
 	}
-	if pass == st.Spec.MaxPasses {
-		return "", nil // run() reports max_passes
-	}
 	return "", nil
+}
+
+// answer runs a reply's tool calls in order and records each result. With
+// resumed, the calls are the ones an interrupted process left unanswered:
+// a call whose action may run twice runs again, any other is answered
+// with an error saying it may or may not have taken effect.
+func (l *loop) answer(ctx context.Context, pass, round int, calls []ToolCall, ps *passState, resumed bool) error {
+	st := l.st
+	refused := false
+	for _, call := range calls {
+		var env envelope.Envelope
+		var took time.Duration
+		tool, action := call.Function.Name, headAction(call)
+		counted := false
+		switch {
+		case ctx.Err() != nil:
+			env = envelope.Fail(noun(tool), envelope.Errorf(envelope.Internal, "the run was cancelled before this call ran").With("reason", "cancelled"))
+		case st.ToolCalls >= st.CapToolCalls:
+			refused = true
+			env = envelope.Fail(noun(tool), envelope.Errorf(envelope.InvalidInput, "the run has used all %d of its tool calls (max_tool_calls); this call did not run", st.CapToolCalls).With("cap", "max_tool_calls"))
+		case resumed && !l.repeatable[tool+" "+action]:
+			st.ToolCalls++
+			counted = true
+			env = envelope.Fail(noun(tool)+"."+action, envelope.Errorf(envelope.Internal, "this call was under way when the process running the run died, and it is not safe to repeat: it may or may not have taken effect. Check (workspace_inspect changes, or read the file) before deciding to call it again").With("reason", "interrupted"))
+		default:
+			st.ToolCalls++
+			counted = true
+			began := time.Now()
+			action, env = l.call(ctx, call)
+			took = time.Since(began)
+			l.note(&env)
+		}
+		raw, _ := json.Marshal(env)
+		ps.msgs = append(ps.msgs, Message{Role: "tool", ToolCallID: call.ID, Content: string(raw)})
+		mode := noSync
+		if l.writes[tool+" "+action] {
+			mode = syncLater
+		}
+		if err := l.tr.append("tool_result", pass, round, map[string]any{"toolCallId": call.ID, "tool": tool, "action": action, "ok": env.OK, "counted": counted, "microseconds": took.Microseconds(), "envelope": json.RawMessage(raw)}, mode); err != nil {
+			return err
+		}
+		l.record(ps, tool, action, &env, raw)
+	}
+	if refused {
+		st.Result = l.stoppedAfter(ps.sum, ps.words, "max_tool_calls")
+	}
+	return nil
+}
+
+// record adds a call's line and compacted result to the pass summary.
+func (l *loop) record(ps *passState, tool, action string, env *envelope.Envelope, raw []byte) {
+	ps.sum.Calls = append(ps.sum.Calls, callLine(tool, action, env))
+	if c, err := compact.Compact(raw, resultChars); err == nil {
+		ps.sum.Results = append(ps.sum.Results, string(c.JSON))
+	}
+}
+
+func headAction(c ToolCall) string {
+	var head struct {
+		Action string `json:"action"`
+	}
+	_ = json.Unmarshal([]byte(c.Function.Arguments), &head)
+	return head.Action
 }
 
 // anyWrites reports whether a reply asks for a call that can change
 // something (judged from its arguments' action, before any remapping).
 func (l *loop) anyWrites(calls []ToolCall) bool {
 	for _, c := range calls {
-		var head struct {
-			Action string `json:"action"`
-		}
-		_ = json.Unmarshal([]byte(c.Function.Arguments), &head)
-		if l.writes[c.Function.Name+" "+head.Action] {
+		if l.writes[c.Function.Name+" "+headAction(c)] {
 			return true
 		}
 	}
@@ -468,7 +619,8 @@ func (l *loop) brief(pass int) string {
 	if st.Spec.Context != "" {
 		fmt.Fprintf(&b, "\nContext:\n%s\n", st.Spec.Context)
 	}
-	fmt.Fprintf(&b, "\nThis is pass %d of at most %d (up to %d model turns each); %d of %d tool calls used.\n", pass, st.Spec.MaxPasses, st.Spec.RoundsPerPass, st.ToolCalls, st.Spec.MaxToolCalls)
+	b.WriteString(sentPart(st.Messages))
+	fmt.Fprintf(&b, "\nThis is pass %d of at most %d (up to %d model turns each); %d of %d tool calls used.\n", pass, st.CapPasses, st.Spec.RoundsPerPass, st.ToolCalls, st.CapToolCalls)
 	if lg := st.Ledger; len(lg.Transactions)+len(lg.Jobs)+len(lg.Sources)+len(lg.Notes) > 0 {
 		fmt.Fprintf(&b, "\nRecorded so far: transactions %v, jobs %v, sources %v, notes %v.\n", lg.Transactions, lg.Jobs, lg.Sources, lg.Notes)
 	}

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/proc"
@@ -33,7 +36,8 @@ type RunRequest struct {
 	Objective         string `json:"objective" doc:"what the run must achieve (required, at most 20,000 characters)"`
 	Context           string `json:"context,omitempty" doc:"background the run starts from: findings, file names, constraints (at most 100,000 characters)"`
 	Role              string `json:"role,omitempty" doc:"who the run acts as, in a few words (\"reviewer\", \"test writer\"); added to its instructions"`
-	ModelID           string `json:"model_id,omitempty" doc:"the model to ask (default: agents.model)"`
+	ModelID           string `json:"model_id,omitempty" doc:"the model to ask (default: the tier's model, else agents.model)"`
+	Tier              string `json:"tier,omitempty" doc:"fast (mechanical work with a clear specification) or good (design, judgment, reviewing a fast run's output): the model agents.models.fast or agents.models.good names"`
 	Mode              string `json:"mode,omitempty" doc:"coding (default), research or general; research runs get no commands unless allow_commands is true"`
 	CommitEdits       *bool  `json:"commit_edits,omitempty" doc:"whether the run commits its own transactions; the default comes from the permission mode (Auto and an approved plan: true; Manual: false) and this may only lower it: with false the run's transactions stay planned for you to commit"`
 	AllowCommands     *bool  `json:"allow_commands,omitempty" doc:"false keeps the run from running commands; true cannot grant what settings (commands.enabled, agents.allowCommands) do not"`
@@ -61,13 +65,6 @@ type HistoryRequest struct {
 // ListRequest bounds the run listing.
 type ListRequest struct {
 	Limit int `json:"limit,omitempty" doc:"most runs returned, newest first, 1 to 200; default 20"`
-}
-
-// LaterRequest is the request of an action that is not built yet; it
-// takes any run id so the refusal can name it.
-type LaterRequest struct {
-	RunID   string `json:"run_id,omitempty" doc:"the run_ id (not available yet)"`
-	Message string `json:"message,omitempty" doc:"text for the run (not available yet)"`
 }
 
 // validate checks the request and fills its defaults: it runs before the
@@ -108,6 +105,22 @@ func (req *RunRequest) validate(s *workspace.Settings) (Spec, error) {
 		vals[i] = v
 	}
 	model := req.ModelID
+	switch req.Tier {
+	case "":
+	case "fast", "good":
+		if model != "" {
+			return bad("give model_id or tier, not both: tier %s picks the model agents.models.%s names", req.Tier, req.Tier)
+		}
+		model = s.Agents.Models.Fast
+		if req.Tier == "good" {
+			model = s.Agents.Models.Good
+		}
+		if model == "" {
+			return Spec{}, envelope.Errorf(envelope.AgentDisabled, "tier %s names no model: a human sets one with `aw config set agents.models.%s MODEL`, or pass model_id", req.Tier, req.Tier).With("setting", "agents.models."+req.Tier)
+		}
+	default:
+		return bad("tier %q is not fast or good", req.Tier)
+	}
 	if model == "" {
 		model = s.Agents.Model
 	}
@@ -117,7 +130,7 @@ func (req *RunRequest) validate(s *workspace.Settings) (Spec, error) {
 	}
 	web := s.Research.Enabled && s.Agents.AllowWeb && (req.AllowWeb == nil || *req.AllowWeb)
 	return Spec{
-		Objective: req.Objective, Context: req.Context, Role: req.Role, Model: model, Mode: mode,
+		Objective: req.Objective, Context: req.Context, Role: req.Role, Model: model, Tier: req.Tier, Mode: mode,
 		AllowCommands: commands, AllowWeb: web,
 		MaxPasses: vals[0], RoundsPerPass: vals[1], MaxToolCalls: vals[2],
 	}, nil
@@ -125,7 +138,7 @@ func (req *RunRequest) validate(s *workspace.Settings) (Spec, error) {
 
 // notYet is the refusal of a part of sub-agents this build does not have.
 func notYet(what string) error {
-	return envelope.Errorf(envelope.ToolDisabled, "%s: not available yet in this build of aw (runs are foreground only: use `aw agent run`, then status, history and list)", what).With("reason", "not-available-yet")
+	return envelope.Errorf(envelope.ToolDisabled, "%s: not available yet in this build of aw; give the run the board or project id in its context instead", what).With("reason", "not-available-yet")
 }
 
 // configured checks the settings a run needs to reach a model.
@@ -147,36 +160,74 @@ func configured(s *workspace.Settings, spec *Spec) (*Client, error) {
 }
 
 // RunAction is agent.run: validate, apply the gate's rules for runs, then
-// run the loop in this process until the model finishes or a cap ends it.
+// run the loop in this process until the model finishes, a cap ends it or
+// it is cancelled (aw agent cancel from any process, or Ctrl-C).
 func RunAction(ctx context.Context, ws *workspace.Workspace, req *RunRequest) (envelope.Envelope, error) {
+	st, client, env, err := admit(ws, req, "run", false)
+	if err != nil || st == nil {
+		return env, err
+	}
+	if !command.LongLived {
+		// A Ctrl-C (or a hang-up, or a TERM) cancels the run: it is
+		// recorded cancelled, not left for the next reader to find dead.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
+	}
+	l := &loop{ws: runWorkspace(ws, st), client: client, st: st}
+	l.run(ctx)
+	return ended(ws, st), nil
+}
+
+// ended is the envelope of a run that settled in this call.
+func ended(ws *workspace.Workspace, st *State) envelope.Envelope {
+	env := report(ws, st)
+	if st.Status == Failed && st.Error != nil {
+		// The run could not go on (the endpoint failed, the disk did):
+		// the call failed with that error, and data still says where the
+		// run's state and transcript are.
+		env.OK, env.Error = false, st.Error
+		env.Retention.Facts = append(env.Retention.Facts, string(st.Error.Code)+": "+envelope.Clip(st.Error.Message, 300))
+	}
+	return env
+}
+
+// admit validates a run request and applies the gate's rules for runs.
+// It returns the new run's state, already saved (status running, this
+// process its owner), or, when the run does not start now, the envelope to
+// answer with (staged for approval, or the run an idempotency key names).
+func admit(ws *workspace.Workspace, req *RunRequest, action string, detached bool) (*State, *Client, envelope.Envelope, error) {
+	none := envelope.Envelope{}
 	spec, err := req.validate(&ws.Settings)
 	if err != nil {
-		return envelope.Envelope{}, err
+		return nil, nil, none, err
 	}
 	client, err := configured(&ws.Settings, &spec)
 	if err != nil {
-		return envelope.Envelope{}, err
+		return nil, nil, none, err
 	}
 	if Tools == nil {
-		return envelope.Envelope{}, envelope.Errorf(envelope.Internal, "this build of aw has no tool box for sub-agents")
+		return nil, nil, none, envelope.Errorf(envelope.Internal, "this build of aw has no tool box for sub-agents")
 	}
 	// commit_edits: the mode's default (Auto, or Plan once a plan is
 	// approved: true; Manual: false), which the request may only lower.
 	// Plan without an approved plan is refused by the gate below.
-	spec.CommitEdits = ws.Settings.PermissionMode != gate.Manual && (req.CommitEdits == nil || *req.CommitEdits)
+	spec.CommitEdits = commitDefault(ws) && (req.CommitEdits == nil || *req.CommitEdits)
 	specHash := gate.Hash(spec)
 	if req.IdempotencyKey != "" {
-		if id, err := byKey(ws, req.IdempotencyKey, specHash); err != nil || id != "" {
-			if err != nil {
-				return envelope.Envelope{}, err
+		id, err := byKey(ws, req.IdempotencyKey, specHash)
+		if err != nil {
+			return nil, nil, none, err
+		}
+		if id != "" {
+			if st, err := load(ws, id); err == nil {
+				env := report(ws, st)
+				env.Summary = fmt.Sprintf("idempotency_key %q already names %s: ", req.IdempotencyKey, st.RunID) + env.Summary
+				return nil, nil, env, nil
+			} else if e, ok := err.(*envelope.Error); !ok || e.Code != envelope.NotFound {
+				return nil, nil, none, err
 			}
-			st, err := load(ws, id)
-			if err != nil {
-				return envelope.Envelope{}, err
-			}
-			env := report(ws, st)
-			env.Summary = fmt.Sprintf("idempotency_key %q already names %s: ", req.IdempotencyKey, st.RunID) + env.Summary
-			return env, nil
+			// The run it named was pruned: the key starts a new one.
 		}
 	}
 	var grants []string
@@ -190,69 +241,68 @@ func RunAction(ctx context.Context, ws *workspace.Workspace, req *RunRequest) (e
 			Kind:   "agent",
 			Title:  envelope.Clip(fmt.Sprintf("Run a sub-agent (%s%s): %s", spec.Mode, reach(&spec), firstLine(spec.Objective)), 200),
 			Hash:   specHash,
-			Resume: gate.Resume{Tool: "workspace_agent", Arguments: resumeArgs(req)},
+			Resume: gate.Resume{Tool: "workspace_agent", Arguments: resumeArgs(req, action)},
 			Review: review(&spec),
 		})
 		if err != nil {
-			return envelope.Envelope{}, err
+			return nil, nil, none, err
 		}
 		if d.Staged != nil {
-			env := gate.StagedEnvelope(d.Staged, ws.Settings.PermissionMode)
-			return env, nil
+			return nil, nil, gate.StagedEnvelope(d.Staged, ws.Settings.PermissionMode), nil
 		}
 		approval = d.Approval
-		// The human approved this run with what it may reach: its own
-		// command and web calls run under that approval (the command
-		// policy, jail and sandbox still check each one).
-		if ws.Settings.PermissionMode == gate.Manual {
-			if spec.AllowCommands {
-				grants = append(grants, "command")
-			}
-			if spec.AllowWeb {
-				grants = append(grants, "web")
-			}
-		}
+		grants = manualGrants(ws, &spec)
 	}
 	now := time.Now().UTC()
 	st := &State{
 		RunID: store.NewID("run"), Status: Running, Spec: spec, IdempotencyKey: req.IdempotencyKey, ApprovalID: approval,
-		PID: os.Getpid(), PIDStart: proc.Start(os.Getpid()), CreatedAt: now, Passes: []PassSummary{},
+		PID: os.Getpid(), PIDStart: proc.Start(os.Getpid()), Detached: detached, Tier: ws.Tier.String(), Grants: grants,
+		CapPasses: spec.MaxPasses, CapToolCalls: spec.MaxToolCalls, CreatedAt: now, Passes: []PassSummary{},
 	}
 	if err := os.MkdirAll(runDir(ws, st.RunID), 0o755); err != nil {
-		return envelope.Envelope{}, envelope.Errorf(envelope.Internal, "cannot create the run's directory: %v", err)
+		return nil, nil, none, envelope.Errorf(envelope.Internal, "cannot create the run's directory: %v", err)
 	}
 	if err := save(ws, st); err != nil {
-		return envelope.Envelope{}, err
+		return nil, nil, none, err
 	}
 	if req.IdempotencyKey != "" {
 		if err := recordKey(ws, req.IdempotencyKey, st.RunID, specHash); err != nil {
-			return envelope.Envelope{}, err
+			return nil, nil, none, err
 		}
 	}
 	if err := gate.Consume(ws, approval); err != nil {
-		return envelope.Envelope{}, err
+		return nil, nil, none, err
 	}
-	l := &loop{ws: runWorkspace(ws, &spec, grants), client: client, st: st}
-	l.run(ctx)
-	env := report(ws, st)
-	if st.Status == Failed && st.Error != nil {
-		// The run could not go on (the endpoint failed, the disk did):
-		// the call failed with that error, and data still says where the
-		// run's state and transcript are.
-		env.OK, env.Error = false, st.Error
-		env.Retention.Facts = append(env.Retention.Facts, string(st.Error.Code)+": "+envelope.Clip(st.Error.Message, 300))
+	return st, client, none, nil
+}
+
+// commitDefault is commit_edits' default in the current permission mode.
+func commitDefault(ws *workspace.Workspace) bool { return ws.Settings.PermissionMode != gate.Manual }
+
+// manualGrants: the human approved a Manual-mode run with what it may
+// reach, so its own command and web calls run under that approval (the
+// command policy, jail and sandbox still check each one).
+func manualGrants(ws *workspace.Workspace, spec *Spec) []string {
+	var grants []string
+	if ws.Settings.PermissionMode == gate.Manual {
+		if spec.AllowCommands {
+			grants = append(grants, "command")
+		}
+		if spec.AllowWeb {
+			grants = append(grants, "web")
+		}
 	}
-	return env, nil
+	return grants
 }
 
 // runWorkspace is the workspace as the run's own calls see it: no human
 // caller, the tier its settings allow, the kinds its approval covers.
-func runWorkspace(ws *workspace.Workspace, spec *Spec, grants []string) *workspace.Workspace {
+func runWorkspace(ws *workspace.Workspace, st *State) *workspace.Workspace {
 	rws := *ws
 	rws.Caller = workspace.Caller{}
-	rws.Grants = grants
+	rws.Grants = st.Grants
 	rws.Tools = nil
-	if !spec.AllowCommands && !spec.AllowWeb && rws.Tier > workspace.TierWrite {
+	if !st.Spec.AllowCommands && !st.Spec.AllowWeb && rws.Tier > workspace.TierWrite {
 		rws.Tier = workspace.TierWrite
 	}
 	return &rws
@@ -287,11 +337,11 @@ func review(s *Spec) string {
 }
 
 // resumeArgs is the call to re-issue once the run is approved.
-func resumeArgs(req *RunRequest) map[string]any {
+func resumeArgs(req any, action string) map[string]any {
 	raw, _ := json.Marshal(req)
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)
-	m["action"] = "run"
+	m["action"] = action
 	return m
 }
 
@@ -530,11 +580,4 @@ func History(ctx context.Context, ws *workspace.Workspace, req *HistoryRequest) 
 	env.Omit("data.events")
 	env.Fact("run %s %s, transcript %s", st.RunID, st.Status, d.Path)
 	return env, nil
-}
-
-// Later answers the actions this build does not have yet.
-func Later(action string) func(context.Context, *workspace.Workspace, *LaterRequest) (envelope.Envelope, error) {
-	return func(ctx context.Context, ws *workspace.Workspace, req *LaterRequest) (envelope.Envelope, error) {
-		return envelope.Envelope{}, notYet("agent " + action)
-	}
 }

@@ -21,7 +21,12 @@ const (
 	Stopped     = "stopped" // a cap ended the run before the model finished
 	Failed      = "failed"
 	Interrupted = "interrupted"
+	Cancelled   = "cancelled" // aw agent cancel, or a signal to the process running it
 )
+
+// settled reports a status no process will change any more (a send or a
+// resume starts the run again).
+func settled(status string) bool { return status != Running }
 
 // Spec is what a run was asked to do, after defaults and the gate's rules:
 // its hash is the idempotency specification (commitEdits included).
@@ -30,6 +35,7 @@ type Spec struct {
 	Context       string `json:"context,omitempty"`
 	Role          string `json:"role,omitempty"`
 	Model         string `json:"model"`
+	Tier          string `json:"tier,omitempty"`
 	Mode          string `json:"mode"`
 	CommitEdits   bool   `json:"commitEdits"`
 	AllowCommands bool   `json:"allowCommands"`
@@ -47,8 +53,30 @@ type State struct {
 	Spec           Spec      `json:"spec"`
 	IdempotencyKey string    `json:"idempotencyKey,omitempty"`
 	ApprovalID     string    `json:"approvalId,omitempty"`
-	PID            int       `json:"pid"`
-	PIDStart       uint64    `json:"pidStart,omitempty"`
+	// PID is the process holding the loop: the aw of a foreground run, the
+	// detached supervisor of a started one (the launcher until the
+	// supervisor claims the run). It is the run's owner record: a reader
+	// that finds it gone reports the run interrupted.
+	PID      int    `json:"pid"`
+	PIDStart uint64 `json:"pidStart,omitempty"`
+	// Detached: a supervisor (`aw agent supervise`) runs the loop; Claimed
+	// once it took the run over from the launcher.
+	Detached bool `json:"detached,omitempty"`
+	Claimed  bool `json:"claimed,omitempty"`
+	// Tier and Grants are what the supervisor's calls run with: the
+	// caller's tier and the kinds the human's approval covers.
+	Tier   string   `json:"tier,omitempty"`
+	Grants []string `json:"grants,omitempty"`
+	// Caps are the run's effective pass and tool-call caps: the spec's,
+	// raised by a send that re-runs a settled run (each leg gets the
+	// spec's caps again).
+	CapPasses    int `json:"capPasses,omitempty"`
+	CapToolCalls int `json:"capToolCalls,omitempty"`
+	// Messages are the instructions sent to the run (aw agent send) that
+	// the loop has taken in, in order; InboxBytes is how much of
+	// inbox.jsonl that is.
+	Messages   []string `json:"messages,omitempty"`
+	InboxBytes int64    `json:"inboxBytes,omitempty"`
 	CreatedAt      time.Time `json:"createdAt"`
 	UpdatedAt      time.Time `json:"updatedAt"`
 	EndedAt        time.Time `json:"endedAt,omitzero"`
@@ -98,9 +126,29 @@ func transcriptPath(ws *workspace.Workspace, id string) string {
 	return filepath.Join(runDir(ws, id), "transcript.jsonl")
 }
 
-// save writes state.json atomically.
+// cancelPath is the cancel request: any process creates it, the loop
+// polls for it. A file beside state.json (never a write to it) keeps
+// state.json the owner's alone while the owner lives.
+func cancelPath(ws *workspace.Workspace, id string) string {
+	return filepath.Join(runDir(ws, id), "cancel")
+}
+
+// inboxPath holds the messages sent to a running run, one JSON string a
+// line, appended under the store lock; the loop reads what it has not.
+func inboxPath(ws *workspace.Workspace, id string) string {
+	return filepath.Join(runDir(ws, id), "inbox.jsonl")
+}
+
+// save writes state.json atomically, under the store lock: a reader that
+// finds the owner gone (markDead) re-reads under the same lock, so it
+// never overwrites the owner's last save.
 func save(ws *workspace.Workspace, st *State) error {
 	st.UpdatedAt = time.Now().UTC()
+	unlock, err := ws.Store.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	return ws.Store.WriteJSON(statePath(ws, st.RunID), st)
 }
 
@@ -119,11 +167,35 @@ func load(ws *workspace.Workspace, id string) (*State, error) {
 		return nil, envelope.Errorf(envelope.NotFound, "no run %s in this workspace; `aw agent list` shows the runs", id).With("runId", id)
 	}
 	if st.Status == Running && !proc.Alive(st.PID, st.PIDStart) {
-		st.Status = Interrupted
-		st.Error = envelope.Errorf(envelope.Internal, "the process running %s ended before the run did (killed or crashed); its transcript holds every event up to then", id)
-		_ = save(ws, &st)
+		return markDead(ws, id)
 	}
 	return &st, nil
+}
+
+// markDead records a running run whose process is gone as interrupted
+// (cancelled when a cancel was asked for), re-reading it under the store
+// lock so an owner that wrote the end and exited in between is not
+// mistaken for a lost one.
+func markDead(ws *workspace.Workspace, id string) (*State, error) {
+	var out State
+	err := store.Update(ws.Store, statePath(ws, id), func(cur *State) error {
+		if cur.Status == Running && !proc.Alive(cur.PID, cur.PIDStart) {
+			cur.Status, cur.EndedAt = Interrupted, time.Now().UTC()
+			cur.Error = envelope.Errorf(envelope.Internal, "the process running %s ended before the run did (killed or crashed); its transcript holds every event up to then; `aw agent start --resume %s` continues it from its last finished tool call", id, id)
+			if exists(cancelPath(ws, id)) {
+				cur.Status, cur.Error = Cancelled, nil
+			}
+			cur.UpdatedAt = time.Now().UTC()
+		}
+		out = *cur
+		return nil
+	})
+	return &out, err
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // listRuns returns the run ids, newest first.
@@ -159,12 +231,16 @@ type Event struct {
 // before the loop goes on (a killed process loses none); an event is also
 // synced to disk before anything that changes state follows it (write
 // ahead): the reply that asks for a writing call is durable before the
-// call runs, and its result before the next request. Events of read-only
-// calls ride along with the next sync: losing them to a power cut only
-// means re-running a read.
+// call runs. A writing call's result is synced in the background while the
+// next request goes out, and that sync is waited for before the next reply
+// is acted on: the result is on disk before anything else happens, and
+// the loop does not spend the fsync on its own critical path. Events of
+// read-only calls ride along with the next sync: losing them to a power
+// cut only means re-running a read.
 type transcript struct {
-	f   *os.File
-	seq int
+	f       *os.File
+	seq     int
+	pending chan error // the background sync in flight, nil when none
 }
 
 func openTranscript(path string) (*transcript, error) {
@@ -179,9 +255,15 @@ func openTranscript(path string) (*transcript, error) {
 	return &transcript{f: f}, nil
 }
 
-// append writes one event; with sync it is on disk (with every event
-// before it) when append returns.
-func (t *transcript) append(typ string, pass, round int, data any, sync bool) error {
+// Syncing modes of append.
+const (
+	noSync    = iota
+	syncNow   // on disk when append returns
+	syncLater // on disk before the next settle (or syncNow append) returns
+)
+
+// append writes one event and syncs it as mode says.
+func (t *transcript) append(typ string, pass, round int, data any, mode int) error {
 	t.seq++
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -194,16 +276,43 @@ func (t *transcript) append(typ string, pass, round int, data any, sync bool) er
 	if _, err := t.f.Write(append(line, '\n')); err != nil {
 		return envelope.Errorf(envelope.Internal, "cannot append to the run's transcript: %v", err)
 	}
-	if !sync {
+	switch mode {
+	case syncNow:
+		if err := t.settle(); err != nil {
+			return err
+		}
+		return t.sync()
+	case syncLater:
+		if err := t.settle(); err != nil {
+			return err
+		}
+		t.pending = make(chan error, 1)
+		go func(done chan error) { done <- t.sync() }(t.pending)
+	}
+	return nil
+}
+
+// settle waits for the background sync, if one is in flight.
+func (t *transcript) settle() error {
+	if t.pending == nil {
 		return nil
 	}
+	err := <-t.pending
+	t.pending = nil
+	return err
+}
+
+func (t *transcript) sync() error {
 	if err := t.f.Sync(); err != nil {
 		return envelope.Errorf(envelope.Internal, "cannot sync the run's transcript: %v", err)
 	}
 	return nil
 }
 
-func (t *transcript) close() { t.f.Close() }
+func (t *transcript) close() {
+	t.settle()
+	t.f.Close()
+}
 
 // keys maps idempotency keys to runs (.agentic/agents/keys.json).
 type keyEntry struct {

@@ -1,5 +1,6 @@
 // Package gc prunes .agentic/: transactions, artifacts, job directories
-// (record and logs) and browser profiles past store.retentionDays, and the
+// (record and logs), browser profiles and settled sub-agent runs (state
+// and transcript) past store.retentionDays, and the
 // oldest of them while the store is over store.maxBytes. It never removes
 // what something still needs:
 //
@@ -12,8 +13,9 @@
 //   - anything changed in the last MinAge, which a call may be writing.
 //
 // `aw gc` also ends the processes whose records are stale: the trees of
-// jobs whose supervisor is gone, and Chromium processes of this workspace
-// that no session record names.
+// jobs whose supervisor is gone, Chromium processes of this workspace
+// that no session record names, and run supervisors still alive after
+// their run settled or after a cancel they did not obey.
 //
 // Notes, MEMORY.md, task boards, plans, research projects, approval records
 // and settings are never pruned: they are small, and they are what the
@@ -35,6 +37,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentic-workspace/aw/engine/agent"
 	"github.com/agentic-workspace/aw/engine/browser"
 	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -58,7 +61,7 @@ const (
 )
 
 // Kinds of prunable entries, in report order.
-var Kinds = []string{"transactions", "artifacts", "jobs", "browser"}
+var Kinds = []string{"transactions", "artifacts", "jobs", "browser", "agents"}
 
 // Request is `aw gc`: dry_run reports what would go without removing it.
 type Request struct {
@@ -148,6 +151,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.E
 	// Stale processes first: a Chromium ended now leaves a profile the
 	// pruning then removes.
 	res.Ended = append(command.EndStale(ws, req.DryRun), browser.EndStale(ws, req.DryRun)...)
+	res.Ended = append(res.Ended, agent.EndStale(ws, req.DryRun)...)
 	err := locked(ws, func() error { return prune(ws, res, 0) })
 	if err != nil {
 		return envelope.Envelope{}, err
@@ -365,6 +369,11 @@ func collect(ws *workspace.Workspace) ([]*entry, int64, error) {
 					continue
 				}
 				e.id = name
+			case "agents":
+				if !d.IsDir() || !store.ValidID(name, "run") {
+					continue // keys.json, a removal in progress
+				}
+				e.id = name
 			case "artifacts":
 				if strings.HasPrefix(name, ".") {
 					continue // a write in progress
@@ -457,7 +466,7 @@ func protect(ws *workspace.Workspace, entries []*entry) error {
 			e.protected = why
 		case time.Since(e.modified) < MinAge:
 			e.protected = fmt.Sprintf("changed in the last %s", MinAge)
-		case e.kind == "transactions" || e.kind == "jobs":
+		case e.kind == "transactions" || e.kind == "jobs" || e.kind == "agents":
 			newest[e.kind] = append(newest[e.kind], e)
 		}
 	}
@@ -488,6 +497,16 @@ func needed(ws *workspace.Workspace, e *entry) string {
 		ws.Store.ReadJSON(filepath.Join(e.paths[0], "job.json"), &j)
 		if j.running() {
 			return "a running job"
+		}
+	case "agents":
+		var r struct {
+			Status   string `json:"status"`
+			PID      int    `json:"pid"`
+			PIDStart uint64 `json:"pidStart"`
+		}
+		ws.Store.ReadJSON(filepath.Join(e.paths[0], "state.json"), &r)
+		if r.Status == "running" && proc.Alive(r.PID, r.PIDStart) {
+			return "a running sub-agent run"
 		}
 	case "browser":
 		var s struct {

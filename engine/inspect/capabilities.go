@@ -170,12 +170,20 @@ func capabilities(ws *workspace.Workspace) (*CapabilitiesData, error) {
 		}
 	}
 	d.Processes = append(command.Processes(ws), browser.Processes(ws)...)
+	for _, list := range MoreProcesses {
+		d.Processes = append(d.Processes, list(ws)...)
+	}
 	for _, s := range storageMap {
 		_, err := os.Lstat(ws.StatePath(filepath.FromSlash(s.path)))
 		d.Storage = append(d.Storage, StorageEntry{Path: workspace.StateDir + "/" + s.path, Holds: s.holds, Exists: err == nil})
 	}
 	return d, nil
 }
+
+// MoreProcesses are listers of long-lived processes owned by packages
+// that import this one (a run's supervisor, engine/agent): they add
+// themselves here instead.
+var MoreProcesses []func(*workspace.Workspace) []proc.Owned
 
 func age(now, t time.Time) string {
 	if t.IsZero() {

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -81,10 +83,40 @@ type TodoSummary struct {
 	Completed  int `json:"completed"`
 }
 
-// RunRecord is .agentic/agents/<run_id>/state.json.
+// RunRecord is what the recovery listing shows of
+// .agentic/agents/<run_id>/state.json. A run recorded running whose
+// process is gone is shown interrupted (`aw agent status` records it).
 type RunRecord struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	Mode      string    `json:"mode,omitempty"`
+	ToolCalls int       `json:"toolCalls"`
+	CreatedAt time.Time `json:"createdAt,omitzero"`
+	PID       int       `json:"-"`
+	PIDStart  uint64    `json:"-"`
+}
+
+// UnmarshalJSON reads the fields the listing shows from a run's state.
+func (r *RunRecord) UnmarshalJSON(raw []byte) error {
+	var st struct {
+		ID        string    `json:"id"`
+		Status    string    `json:"status"`
+		ToolCalls int       `json:"toolCalls"`
+		CreatedAt time.Time `json:"createdAt"`
+		PID       int       `json:"pid"`
+		PIDStart  uint64    `json:"pidStart"`
+		Spec      struct {
+			Mode string `json:"mode"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return err
+	}
+	*r = RunRecord{ID: st.ID, Status: st.Status, Mode: st.Spec.Mode, ToolCalls: st.ToolCalls, CreatedAt: st.CreatedAt, PID: st.PID, PIDStart: st.PIDStart}
+	if r.Status == "running" && !proc.Alive(r.PID, r.PIDStart) {
+		r.Status = "interrupted"
+	}
+	return nil
 }
 
 // maxListed caps each transaction's files and directories in the listing.

@@ -35,13 +35,16 @@ func (toolbox) Offer(ws *workspace.Workspace, allow func(tool, action string) bo
 		var def agent.ToolDef
 		def.Type = "function"
 		def.Function.Name, def.Function.Description, def.Function.Parameters = t.Name, t.Description, t.InputSchema
-		writes := map[string]bool{}
+		writes, repeatable := map[string]bool{}, map[string]bool{}
 		for _, r := range rows {
 			if r.Effect&dispatch.Writes != 0 {
 				writes[r.Name] = true
 			}
+			if r.Effect&dispatch.Writes == 0 || r.Effect&dispatch.Idempotent != 0 {
+				repeatable[r.Name] = true
+			}
 		}
-		out = append(out, agent.OfferedTool{Name: t.Name, Actions: t.Actions, Writes: writes, Def: def})
+		out = append(out, agent.OfferedTool{Name: t.Name, Actions: t.Actions, Writes: writes, Repeatable: repeatable, Def: def})
 	}
 	return out
 }

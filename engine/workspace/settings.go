@@ -85,6 +85,10 @@ type Settings struct {
 		BaseURL       string `json:"baseUrl" doc:"base URL of an OpenAI-compatible chat-completions API, e.g. https://api.openai.com/v1 (aw posts to it + /chat/completions); everything a run reads is sent there"`
 		Model         string `json:"model" doc:"model id sub-agents use unless a run names one (model_id)"`
 		APIKeyEnv     string `json:"apiKeyEnv" doc:"environment variable holding the API key, sent as a bearer token (empty or unset: no key)"`
+		Models        struct {
+			Fast string `json:"fast" doc:"model id of the fast worker tier (mechanical work with a clear specification): aw agent run --tier fast"`
+			Good string `json:"good" doc:"model id of the good worker tier (design, judgment, reviewing): aw agent run --tier good"`
+		} `json:"models"`
 	} `json:"agents"`
 	MCP struct {
 		ElicitApprovals bool `json:"elicitApprovals" doc:"aw mcp offers a staged approval to the human through a client that supports elicitation"`

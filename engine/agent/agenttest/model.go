@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentic-workspace/aw/engine/agent"
 )
@@ -22,19 +23,24 @@ import (
 // Call is one tool call a turn issues. Args is sent verbatim (it may be
 // malformed on purpose).
 type Call struct {
-	Tool string
-	Args string
+	Tool string `json:"tool"`
+	Args string `json:"args"`
 }
 
 // Turn is one scripted model reply.
 type Turn struct {
-	Calls   []Call
-	Content string
+	Calls   []Call `json:"calls,omitempty"`
+	Content string `json:"content,omitempty"`
 	// Check, when set, inspects the request this turn answers.
-	Check func(t testing.TB, req *agent.ChatRequest, raw []byte)
+	Check func(t testing.TB, req *agent.ChatRequest, raw []byte) `json:"-"`
+	// Expect, when set, is text the request this turn answers must hold
+	// (a check a script in a file can carry).
+	Expect string `json:"expect,omitempty"`
 	// Hang keeps the request open until the client goes away (a test
 	// kills the process waiting on it).
-	Hang bool
+	Hang bool `json:"hang,omitempty"`
+	// DelayMs holds the reply back this long (a test acts meanwhile).
+	DelayMs int `json:"delayMs,omitempty"`
 }
 
 // Model is the server.
@@ -112,6 +118,14 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	m.next++
 	if turn.Check != nil {
 		turn.Check(m.t, &req, raw)
+	}
+	if turn.Expect != "" && !strings.Contains(string(raw), turn.Expect) {
+		m.t.Errorf("model: request %d does not hold %q", n, turn.Expect)
+	}
+	if turn.DelayMs > 0 {
+		m.mu.Unlock()
+		time.Sleep(time.Duration(turn.DelayMs) * time.Millisecond)
+		m.mu.Lock()
 	}
 	var calls []map[string]any
 	for i, c := range turn.Calls {

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentic-workspace/aw/engine/agent"
+	"github.com/agentic-workspace/aw/engine/agent/agenttest"
+)
+
+// The durability tests run the scripted model as a process of its own: it
+// outlives the aw that started the run and the supervisor a test kills, so
+// a resumed run talks to the same model, which checks every tool result
+// answers an id it issued.
+
+// startRun runs `aw agent start` and returns the run id.
+func startRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	r := runAW(t, dir, nil, append([]string{"agent", "start"}, args...)...)
+	if r.Code != 0 || r.field(t, ".data.status") != "running" {
+		t.Fatalf("start: %d %s", r.Code, r.Stdout)
+	}
+	return r.field(t, ".data.runId").(string)
+}
+
+// runState reads a run's state.json as it is on disk.
+func runState(t *testing.T, dir, id string) agent.State {
+	t.Helper()
+	var st agent.State
+	raw, err := os.ReadFile(filepath.Join(dir, ".agentic", "agents", id, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("state.json: %v", err)
+	}
+	return st
+}
+
+// eventually polls cond every 20 ms until it holds or d passed.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("after %s: %s", d, what)
+}
+
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	raw, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
+}
+
+
+// transcriptTypes lists a run's transcript events as type[:tool.action].
+func transcriptTypes(t *testing.T, dir, id string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, ".agentic", "agents", id, "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var ev struct {
+			Type string
+			Data struct{ Tool, Action string }
+		}
+		json.Unmarshal([]byte(line), &ev)
+		if ev.Type == "tool_result" {
+			ev.Type += ":" + strings.TrimPrefix(ev.Data.Tool, "workspace_") + "." + ev.Data.Action
+		}
+		out = append(out, ev.Type)
+	}
+	return out
+}
+
+// start returns at once; the supervisor runs the loop after the aw that
+// started it exited, records the report, exits, and wait returns it.
+func TestAgentStartRunsInTheBackground(t *testing.T) {
+	model := agenttest.StartProcess(t,
+		agenttest.Turn{Calls: []agenttest.Call{call("workspace_inspect", M{"action": "read", "path": "README.md"})}, DelayMs: 300},
+		agenttest.Turn{Content: report, Expect: "line two"},
+	)
+	dir := agentWorkspace(t, model, 2, "")
+	id := startRun(t, dir, "--objective", "Read README.md")
+	st := runState(t, dir, id)
+	if !st.Detached || !st.Claimed || st.PID == os.Getpid() {
+		t.Errorf("state after start: %+v", st)
+	}
+	caps := runAW(t, dir, nil, "inspect", "capabilities")
+	procs, _ := caps.field(t, ".data.processes").([]any)
+	found := false
+	for _, p := range procs {
+		m := p.(map[string]any)
+		found = found || (m["kind"] == "agent-supervisor" && m["id"] == id && m["pid"] == float64(st.PID))
+	}
+	if !found {
+		t.Errorf("capabilities lists no supervisor of %s (pid %d): %v", id, st.PID, procs)
+	}
+	w := runAW(t, dir, nil, "agent", "wait", id, "--timeout", "30")
+	if w.Code != 0 || w.field(t, ".data.status") != "completed" || w.field(t, ".data.summary") != "README line two now says 2" {
+		t.Fatalf("wait: %s", w.Stdout)
+	}
+	eventually(t, 5*time.Second, "the supervisor exits once the run settled", func() bool { return !alive(st.PID) })
+	ch := runAW(t, dir, nil, "inspect", "changes")
+	if ch.field(t, ".data.runs.0.id") != id || ch.field(t, ".data.runs.0.status") != "completed" {
+		t.Errorf("inspect changes: %s", ch.Stdout)
+	}
+	// A wait that runs out is a TIMEOUT error naming the run.
+	model2 := agenttest.StartProcess(t, agenttest.Turn{Hang: true})
+	writeSettings(t, dir, `{"permissionMode": 2, "agents": {"enabled": true, "baseUrl": "`+model2.BaseURL()+`", "model": "scripted"}}`)
+	id2 := startRun(t, dir, "Wait forever")
+	w = runAW(t, dir, nil, "agent", "wait", id2, "--timeout", "1")
+	if w.Code == 0 || w.field(t, ".error.code") != "TIMEOUT" || w.field(t, ".error.details.runId") != id2 {
+		t.Errorf("wait timeout: %s", w.Stdout)
+	}
+	c := runAW(t, dir, nil, "agent", "cancel", id2)
+	if c.field(t, ".data.status") != "cancelled" {
+		t.Errorf("cancel: %s", c.Stdout)
+	}
+}
+
+// cancel from another process stops a run that waits on its model; the
+// supervisor exits and the run is recorded cancelled, never failed.
+// Cancelling it again says it was already cancelled.
+func TestAgentCancelFromAnotherProcess(t *testing.T) {
+	model := agenttest.StartProcess(t, agenttest.Turn{Hang: true})
+	dir := agentWorkspace(t, model, 2, "")
+	id := startRun(t, dir, "Wait forever")
+	pid := runState(t, dir, id).PID
+	eventually(t, 10*time.Second, "the run asks its model", func() bool {
+		_, err := os.Stat(filepath.Join(dir, ".agentic", "agents", id, "transcript.jsonl"))
+		return err == nil
+	})
+	began := time.Now()
+	c := runAW(t, dir, nil, "agent", "cancel", id)
+	if c.Code != 0 || c.field(t, ".data.status") != "cancelled" || !strings.Contains(c.Env["summary"].(string), "Cancelled") {
+		t.Fatalf("cancel: %s", c.Stdout)
+	}
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("cancel took %s", took)
+	}
+	eventually(t, 5*time.Second, "the supervisor exits after a cancel", func() bool { return !alive(pid) })
+	again := runAW(t, dir, nil, "agent", "cancel", id)
+	if again.Code != 0 || !strings.Contains(again.Env["summary"].(string), "already cancelled") {
+		t.Errorf("second cancel: %s", again.Stdout)
+	}
+	types := transcriptTypes(t, dir, id)
+	if types[len(types)-1] != "run_end" {
+		t.Errorf("transcript: %v", types)
+	}
+}
+
+// kill -9 of the supervisor while the model thinks: the run is
+// interrupted (never running forever), and start --resume continues it
+// inside the pass it was in, from its last finished tool call: the read
+// is not repeated, and the model gets the pass's messages back with the
+// ids it issued.
+func TestAgentKilledSupervisorResumes(t *testing.T) {
+	model := agenttest.StartProcess(t,
+		agenttest.Turn{Calls: []agenttest.Call{call("workspace_inspect", M{"action": "read", "path": "README.md"})}},
+		agenttest.Turn{Hang: true},
+		agenttest.Turn{Content: report, Expect: "line two"},
+	)
+	dir := agentWorkspace(t, model, 2, "")
+	id := startRun(t, dir, "Read README.md")
+	pid := runState(t, dir, id).PID
+	eventually(t, 10*time.Second, "the model is asked a second time", func() bool { return model.Served() >= 1 && len(transcriptTypes(t, dir, id)) >= 3 })
+	time.Sleep(100 * time.Millisecond)
+	syscall.Kill(pid, syscall.SIGKILL)
+	eventually(t, 5*time.Second, "the killed supervisor is gone", func() bool { return !alive(pid) })
+	st := runAW(t, dir, nil, "agent", "status", id)
+	if st.field(t, ".data.status") != "interrupted" || !strings.Contains(st.Env["summary"].(string), "--resume") {
+		t.Fatalf("after kill -9: %s", st.Stdout)
+	}
+	ch := runAW(t, dir, nil, "inspect", "changes")
+	if ch.field(t, ".data.runs.0.status") != "interrupted" {
+		t.Errorf("inspect changes: %s", ch.Stdout)
+	}
+	r := runAW(t, dir, nil, "agent", "start", "--resume", id)
+	if r.Code != 0 || !strings.Contains(r.Env["summary"].(string), "resumed") {
+		t.Fatalf("resume: %s", r.Stdout)
+	}
+	w := runAW(t, dir, nil, "agent", "wait", id, "--timeout", "30")
+	if w.field(t, ".data.status") != "completed" || w.field(t, ".data.toolCalls") != float64(1) || w.field(t, ".data.passes") != float64(1) {
+		t.Fatalf("after resume: %s", w.Stdout)
+	}
+	got := strings.Join(transcriptTypes(t, dir, id), " ")
+	if got != "run_started reply tool_result:inspect.read run_resumed reply run_end" {
+		t.Errorf("transcript: %s", got)
+	}
+	// A settled run is not resumed.
+	again := runAW(t, dir, nil, "agent", "start", "--resume", id)
+	if again.field(t, ".error.code") != "TRANSACTION_STATE" {
+		t.Errorf("resume of a completed run: %s", again.Stdout)
+	}
+}
+
+// A call under way when the supervisor died runs again on resume only
+// when its action is safe to repeat: the command is answered with an
+// error saying it may have taken effect, the stat after it runs.
+func TestAgentResumeRerunsOnlyRepeatableCalls(t *testing.T) {
+	model := agenttest.StartProcess(t,
+		agenttest.Turn{Calls: []agenttest.Call{
+			call("workspace_command", M{"action": "run", "executable": "sleep", "args": []string{"3"}}),
+			call("workspace_inspect", M{"action": "stat", "path": "README.md"}),
+		}},
+		agenttest.Turn{Content: report, Expect: `not safe to repeat`},
+	)
+	dir := agentWorkspace(t, model, 2, `"allowCommands": true}, "commands": {"allow": ["sleep"]`)
+	id := startRun(t, dir, "Sleep, then stat README.md")
+	pid := runState(t, dir, id).PID
+	eventually(t, 10*time.Second, "the command runs", func() bool {
+		ents, _ := os.ReadDir(filepath.Join(dir, ".agentic", "jobs"))
+		return len(ents) > 0
+	})
+	syscall.Kill(pid, syscall.SIGKILL)
+	eventually(t, 5*time.Second, "the killed supervisor is gone", func() bool { return !alive(pid) })
+	if r := runAW(t, dir, nil, "agent", "start", "--resume", id); r.Code != 0 {
+		t.Fatalf("resume: %s", r.Stdout)
+	}
+	w := runAW(t, dir, nil, "agent", "wait", id, "--timeout", "30")
+	if w.field(t, ".data.status") != "completed" || w.field(t, ".data.toolCalls") != float64(2) {
+		t.Fatalf("after resume: %s", w.Stdout)
+	}
+	got := strings.Join(transcriptTypes(t, dir, id), " ")
+	if got != "run_started reply run_resumed tool_result:command.run tool_result:inspect.stat reply run_end" {
+		t.Errorf("transcript: %s", got)
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, ".agentic", "jobs"))
+	if len(ents) != 1 {
+		t.Errorf("the command ran %d times, want once", len(ents))
+	}
+}
+
+// send reaches a running run before its next model request, and a
+// settled run runs on with it, its caps counted afresh.
+func TestAgentSend(t *testing.T) {
+	model := agenttest.StartProcess(t,
+		agenttest.Turn{Calls: []agenttest.Call{call("workspace_inspect", M{"action": "stat", "path": "README.md"})}, DelayMs: 1500},
+		agenttest.Turn{Content: report, Expect: "Also check line three"},
+		agenttest.Turn{Content: `{"summary": "line three checked too", "confidence": "high"}`, Expect: "And now the title"},
+	)
+	dir := agentWorkspace(t, model, 2, "")
+	id := startRun(t, dir, "--max-tool-calls", "1", "Check README.md")
+	s := runAW(t, dir, nil, "agent", "send", id, "Also", "check", "line", "three")
+	if s.Code != 0 || !strings.Contains(s.Env["summary"].(string), "reads the message before its next model request") {
+		t.Fatalf("send to a running run: %s", s.Stdout)
+	}
+	w := runAW(t, dir, nil, "agent", "wait", id, "--timeout", "30")
+	if w.field(t, ".data.status") != "completed" {
+		t.Fatalf("wait: %s", w.Stdout)
+	}
+	s = runAW(t, dir, nil, "agent", "send", id, "--message", "And now the title")
+	if s.Code != 0 || s.field(t, ".data.status") != "running" {
+		t.Fatalf("send to a completed run: %s", s.Stdout)
+	}
+	w = runAW(t, dir, nil, "agent", "wait", id, "--timeout", "30")
+	if w.field(t, ".data.status") != "completed" || w.field(t, ".data.summary") != "line three checked too" || w.field(t, ".data.passes") != float64(2) {
+		t.Fatalf("second leg: %s", w.Stdout)
+	}
+	if st := runState(t, dir, id); len(st.Messages) != 2 || st.CapToolCalls != 2 {
+		t.Errorf("messages %q, tool-call cap %d", st.Messages, st.CapToolCalls)
+	}
+}
+
+// The supervisor ends itself when the workspace's .agentic/ is removed.
+func TestAgentSupervisorEndsWhenWorkspaceGoes(t *testing.T) {
+	model := agenttest.StartProcess(t, agenttest.Turn{Hang: true})
+	dir := agentWorkspace(t, model, 2, "")
+	id := startRun(t, dir, "Wait forever")
+	pid := runState(t, dir, id).PID
+	if err := os.RemoveAll(filepath.Join(dir, ".agentic")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*agent.PollInterval+2*time.Second, "the supervisor exits once .agentic/ is gone", func() bool { return !alive(pid) })
+	if _, err := os.Stat(filepath.Join(dir, ".agentic")); err == nil {
+		t.Errorf("the supervisor re-created .agentic/")
+	}
+}
+
