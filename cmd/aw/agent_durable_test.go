@@ -65,7 +65,6 @@ func alive(pid int) bool {
 	return len(f) > 0 && f[0] != "Z"
 }
 
-
 // transcriptTypes lists a run's transcript events as type[:tool.action].
 func transcriptTypes(t *testing.T, dir, id string) []string {
 	t.Helper()
@@ -292,4 +291,3 @@ func TestAgentSupervisorEndsWhenWorkspaceGoes(t *testing.T) {
 		t.Errorf("the supervisor re-created .agentic/")
 	}
 }
-

@@ -48,11 +48,11 @@ type Spec struct {
 // State is .agentic/agents/<run_id>/state.json, written before the loop
 // starts and after every pass.
 type State struct {
-	RunID          string    `json:"id"` // the name aw inspect changes reads
-	Status         string    `json:"status"`
-	Spec           Spec      `json:"spec"`
-	IdempotencyKey string    `json:"idempotencyKey,omitempty"`
-	ApprovalID     string    `json:"approvalId,omitempty"`
+	RunID          string `json:"id"` // the name aw inspect changes reads
+	Status         string `json:"status"`
+	Spec           Spec   `json:"spec"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	ApprovalID     string `json:"approvalId,omitempty"`
 	// PID is the process holding the loop: the aw of a foreground run, the
 	// detached supervisor of a started one (the launcher until the
 	// supervisor claims the run). It is the run's owner record: a reader
@@ -75,14 +75,14 @@ type State struct {
 	// Messages are the instructions sent to the run (aw agent send) that
 	// the loop has taken in, in order; InboxBytes is how much of
 	// inbox.jsonl that is.
-	Messages   []string `json:"messages,omitempty"`
-	InboxBytes int64    `json:"inboxBytes,omitempty"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
-	EndedAt        time.Time `json:"endedAt,omitzero"`
-	Pass           int       `json:"pass"`
-	ToolCalls      int       `json:"toolCalls"`
-	Requests       int       `json:"requests"`
+	Messages   []string  `json:"messages,omitempty"`
+	InboxBytes int64     `json:"inboxBytes,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	EndedAt    time.Time `json:"endedAt,omitzero"`
+	Pass       int       `json:"pass"`
+	ToolCalls  int       `json:"toolCalls"`
+	Requests   int       `json:"requests"`
 	// Passes holds each finished pass's summary: the next pass is built
 	// from these, not from the transcript.
 	Passes []PassSummary `json:"passes"`
