@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -289,5 +290,112 @@ func TestAgentSupervisorEndsWhenWorkspaceGoes(t *testing.T) {
 	eventually(t, 3*agent.PollInterval+2*time.Second, "the supervisor exits once .agentic/ is gone", func() bool { return !alive(pid) })
 	if _, err := os.Stat(filepath.Join(dir, ".agentic")); err == nil {
 		t.Errorf("the supervisor re-created .agentic/")
+	}
+}
+
+// Ctrl-C of a foreground run records it cancelled (not failed, not left
+// running for the next reader to find dead).
+func TestAgentCtrlCCancelsForegroundRun(t *testing.T) {
+	model := agenttest.New(t, agenttest.Turn{Hang: true})
+	dir := agentWorkspace(t, model, 2, "")
+	cmd := exec.Command(awBin, "agent", "run", "Wait forever")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".userconfig-none"), "AW_ROOT=")
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-model.Waiting:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the run never asked the model")
+	}
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	var env map[string]any
+	if err := json.Unmarshal([]byte(out.String()), &env); err != nil {
+		t.Fatalf("stdout after Ctrl-C: %q", out.String())
+	}
+	id := get(env, ".data.runId").(string)
+	if get(env, ".data.status") != "cancelled" {
+		t.Errorf("envelope after Ctrl-C: %s", out.String())
+	}
+	if st := runState(t, dir, id); st.Status != "cancelled" || st.EndedAt.IsZero() {
+		t.Errorf("state after Ctrl-C: %+v", st)
+	}
+}
+
+// tier picks the model the settings name for it.
+func TestAgentTierPicksModel(t *testing.T) {
+	var got []string
+	check := func(t testing.TB, req *agent.ChatRequest, raw []byte) { got = append(got, req.Model) }
+	model := agenttest.New(t, agenttest.Turn{Content: report, Check: check}, agenttest.Turn{Content: report, Check: check}, agenttest.Turn{Content: report, Check: check})
+	dir := agentWorkspace(t, model, 2, `"models": {"fast": "small-model", "good": "big-model"}`)
+	for _, tier := range []string{"fast", "good"} {
+		if r := runAW(t, dir, nil, "agent", "run", "--tier", tier, "x"); r.field(t, ".data.model") == nil || r.Code != 0 {
+			t.Fatalf("run --tier %s: %s", tier, r.Stdout)
+		}
+	}
+	runAW(t, dir, nil, "agent", "run", "x")
+	if strings.Join(got, " ") != "small-model big-model scripted" {
+		t.Errorf("models asked: %v", got)
+	}
+}
+
+// aw gc prunes settled runs past the retention age (the newest ten stay
+// for the recovery listing) and kills a supervisor that ignored a cancel,
+// recording its run cancelled.
+func TestGCPrunesRunsAndEndsStaleSupervisors(t *testing.T) {
+	var turns []agenttest.Turn
+	for i := 0; i < 12; i++ {
+		turns = append(turns, agenttest.Turn{Content: report})
+	}
+	model := agenttest.New(t, turns...)
+	dir := agentWorkspace(t, model, 2, "")
+	var ids []string
+	for i := 0; i < 12; i++ {
+		ids = append(ids, runAW(t, dir, nil, "agent", "run", "x").field(t, ".data.runId").(string))
+	}
+	old := time.Now().AddDate(0, 0, -30)
+	for _, id := range ids {
+		d := filepath.Join(dir, ".agentic", "agents", id)
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			os.Chtimes(filepath.Join(d, e.Name()), old, old)
+		}
+		os.Chtimes(d, old, old)
+	}
+	hung := agenttest.StartProcess(t, agenttest.Turn{Hang: true})
+	writeSettings(t, dir, `{"permissionMode": 2, "agents": {"enabled": true, "baseUrl": "`+hung.BaseURL()+`", "model": "scripted"}}`)
+	live := startRun(t, dir, "Wait forever")
+	pid := runState(t, dir, live).PID
+	// The supervisor is stopped, so it cannot obey a cancel asked for a
+	// minute ago.
+	syscall.Kill(pid, syscall.SIGSTOP)
+	cancelFile := filepath.Join(dir, ".agentic", "agents", live, "cancel")
+	os.WriteFile(cancelFile, []byte("x\n"), 0o644)
+	os.Chtimes(cancelFile, time.Now().Add(-time.Minute), time.Now().Add(-time.Minute))
+	r := runAWEnv(t, dir, nil, approver(t), "gc")
+	if r.Code != 0 {
+		t.Fatalf("gc: %s", r.Stdout)
+	}
+	ended, _ := r.field(t, ".data.ended").([]any)
+	if len(ended) != 1 || get(ended[0].(map[string]any), ".kind") != "agent-supervisor" || get(ended[0].(map[string]any), ".id") != live {
+		t.Errorf("ended: %v", ended)
+	}
+	eventually(t, 5*time.Second, "gc killed the stale supervisor", func() bool { return !alive(pid) })
+	if st := runState(t, dir, live); st.Status != "cancelled" {
+		t.Errorf("the stale supervisor's run is %s", st.Status)
+	}
+	for i, id := range ids {
+		_, err := os.Stat(filepath.Join(dir, ".agentic", "agents", id))
+		if gone := err != nil; gone != (i < 2) {
+			t.Errorf("run %d (%s): pruned %v", i, id, gone)
+		}
+	}
+	if l := runAW(t, dir, nil, "agent", "list"); l.field(t, ".data.total") != float64(11) {
+		t.Errorf("list after gc: %s", l.Stdout)
 	}
 }
