@@ -57,12 +57,12 @@
 //     the supervisor of a started run exists) and after every pass, under
 //     the store lock; transcript.jsonl gets every event as it happens.
 //     Events are written at once (a killed process loses none) and synced
-//     write-ahead: a reply asking for a writing call is on disk before the
-//     call runs; the call's result is synced in the background while the
-//     next request goes out and is waited for before that reply is acted
-//     on, so the fsync is off the loop's critical path but the result is
-//     durable before anything else happens. Read-only calls' events ride
-//     along with the next sync. state.json names the process holding the
+//     write-ahead: a reply asking for a writing call is on disk, with every
+//     event before it, before the call runs. Results ride along with the
+//     next sync (the next writing call's reply, or the run's end): one
+//     fsync per writing call. A power cut can lose a result no sync covered
+//     yet; the resumed run then treats the call as unfinished, and a call
+//     that may not run twice is never repeated. state.json names the process holding the
 //     loop (pid and start time): a reader that finds it gone records the
 //     run interrupted, never running forever.
 //

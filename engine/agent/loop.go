@@ -309,11 +309,6 @@ func (l *loop) pass(ctx context.Context, pass int) (string, error) {
 			return "", err
 		}
 		st.Requests++
-		// The last result's background sync: it is on disk before the
-		// reply is acted on.
-		if err := l.tr.settle(); err != nil {
-			return "", err
-		}
 		reply.Role = "assistant"
 		mode := noSync
 		if l.anyWrites(reply.ToolCalls) {
@@ -372,11 +367,9 @@ func (l *loop) answer(ctx context.Context, pass, round int, calls []ToolCall, ps
 		}
 		raw, _ := json.Marshal(env)
 		ps.msgs = append(ps.msgs, Message{Role: "tool", ToolCallID: call.ID, Content: string(raw)})
-		mode := noSync
-		if l.writes[tool+" "+action] {
-			mode = syncLater
-		}
-		if err := l.tr.append("tool_result", pass, round, map[string]any{"toolCallId": call.ID, "tool": tool, "action": action, "ok": env.OK, "counted": counted, "microseconds": took.Microseconds(), "envelope": json.RawMessage(raw)}, mode); err != nil {
+		// A result rides along with the next sync: the reply asking for
+		// the next writing call, or the run's end.
+		if err := l.tr.append("tool_result", pass, round, map[string]any{"toolCallId": call.ID, "tool": tool, "action": action, "ok": env.OK, "counted": counted, "microseconds": took.Microseconds(), "envelope": json.RawMessage(raw)}, noSync); err != nil {
 			return err
 		}
 		l.record(ps, tool, action, &env, raw)

@@ -228,19 +228,18 @@ type Event struct {
 }
 
 // transcript appends events to transcript.jsonl. Every event is written
-// before the loop goes on (a killed process loses none); an event is also
-// synced to disk before anything that changes state follows it (write
-// ahead): the reply that asks for a writing call is durable before the
-// call runs. A writing call's result is synced in the background while the
-// next request goes out, and that sync is waited for before the next reply
-// is acted on: the result is on disk before anything else happens, and
-// the loop does not spend the fsync on its own critical path. Events of
-// read-only calls ride along with the next sync: losing them to a power
-// cut only means re-running a read.
+// before the loop goes on (a killed process loses none: the page cache
+// outlives it). An event is synced to disk before anything that changes
+// state follows it (write ahead): the reply that asks for a writing call
+// is durable, with every event before it, before the call runs. Results
+// ride along with the next sync (the next writing call's reply, or the
+// run's end), so a writing call costs the loop one fsync. A power cut can
+// lose a result that no sync covered yet; a resumed run then finds the
+// call unanswered and, unless its action may run twice, tells the model
+// it may or may not have taken effect: it is never repeated blindly.
 type transcript struct {
-	f       *os.File
-	seq     int
-	pending chan error // the background sync in flight, nil when none
+	f   *os.File
+	seq int
 }
 
 func openTranscript(path string) (*transcript, error) {
@@ -257,9 +256,8 @@ func openTranscript(path string) (*transcript, error) {
 
 // Syncing modes of append.
 const (
-	noSync    = iota
-	syncNow   // on disk when append returns
-	syncLater // on disk before the next settle (or syncNow append) returns
+	noSync  = iota
+	syncNow // on disk, with every event before it, when append returns
 )
 
 // append writes one event and syncs it as mode says.
@@ -276,43 +274,15 @@ func (t *transcript) append(typ string, pass, round int, data any, mode int) err
 	if _, err := t.f.Write(append(line, '\n')); err != nil {
 		return envelope.Errorf(envelope.Internal, "cannot append to the run's transcript: %v", err)
 	}
-	switch mode {
-	case syncNow:
-		if err := t.settle(); err != nil {
-			return err
+	if mode == syncNow {
+		if err := t.f.Sync(); err != nil {
+			return envelope.Errorf(envelope.Internal, "cannot sync the run's transcript: %v", err)
 		}
-		return t.sync()
-	case syncLater:
-		if err := t.settle(); err != nil {
-			return err
-		}
-		t.pending = make(chan error, 1)
-		go func(done chan error) { done <- t.sync() }(t.pending)
 	}
 	return nil
 }
 
-// settle waits for the background sync, if one is in flight.
-func (t *transcript) settle() error {
-	if t.pending == nil {
-		return nil
-	}
-	err := <-t.pending
-	t.pending = nil
-	return err
-}
-
-func (t *transcript) sync() error {
-	if err := t.f.Sync(); err != nil {
-		return envelope.Errorf(envelope.Internal, "cannot sync the run's transcript: %v", err)
-	}
-	return nil
-}
-
-func (t *transcript) close() {
-	t.settle()
-	t.f.Close()
-}
+func (t *transcript) close() { t.f.Close() }
 
 // keys maps idempotency keys to runs (.agentic/agents/keys.json).
 type keyEntry struct {
