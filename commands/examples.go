@@ -123,6 +123,9 @@ var examples = map[string][]string{
 	"agent send":    {"aw agent send run_01h... 'Also update the README'"},
 	"agent wait":    {"aw agent wait run_01h...", "aw agent wait run_01h... --timeout 600"},
 
+	"ask":    {"aw ask 'Keep the old config format?' --option 'keep:stay compatible' --option 'drop:simpler code' --wait 600"},
+	"answer": {"aw answer", "aw answer question_01h... keep", "aw answer question_01h... --skip"},
+
 	"approval list":   {"aw approval list"},
 	"approval show":   {"aw approval show approval_01h..."},
 	"approval accept": {"aw approval accept", `aw approval accept approval_01h... "looks right"`},

@@ -64,6 +64,9 @@ var offers = []struct {
 	{"workspace_vcs", []string{"status", "diff", "log", "show"}, always},
 	{"workspace_command", []string{"run", "test", "status", "output", "wait", "list"}, func(s *Spec) bool { return s.AllowCommands }},
 	{"workspace_research", []string{"start", "search", "fetch", "note", "show", "list"}, func(s *Spec) bool { return s.AllowWeb }},
+	// Questions for the human: asked only when someone can answer (the
+	// call fails at once otherwise, and the run goes on).
+	{"ask_user", []string{"ask"}, always},
 }
 
 func always(*Spec) bool { return true }

@@ -282,7 +282,7 @@ var humanVerbs = map[string][]string{
 	"approval": {"accept", "deny", "token"},
 	"config":   {"set"},
 	"serve":    {"token"},
-	"call":     {"approval", "config", "prompt", "store", "gc", "answer"},
+	"call":     {"approval", "config", "prompt", "store", "gc", "answer", "ask"},
 }
 
 // awkPrintRedirect reports whether a print or printf statement in the

@@ -16,15 +16,23 @@ func init() { agent.Tools = toolbox{} }
 
 type toolbox struct{}
 
+// AskTool is the name a run's question tool has: aw's own ask row (not a
+// workspace_* tool) offered under the name agents know it by.
+const AskTool = "ask_user"
+
 func (toolbox) Offer(ws *workspace.Workspace, allow func(tool, action string) bool) []agent.OfferedTool {
 	var out []agent.OfferedTool
-	for _, info := range dispatch.Registered(ws) {
+	infos := dispatch.Registered(ws)
+	if allow(AskTool, "ask") {
+		infos = append(infos, workspace.ToolInfo{Name: AskTool, Actions: []string{"ask"}})
+	}
+	for _, info := range infos {
 		var rows []*dispatch.Action
 		for _, name := range info.Actions {
 			if !allow(info.Name, name) {
 				continue
 			}
-			if row, err := dispatch.Find(info.Name, name); err == nil {
+			if row, err := dispatch.Find(rowTool(info.Name), name); err == nil {
 				rows = append(rows, row)
 			}
 		}
@@ -34,7 +42,7 @@ func (toolbox) Offer(ws *workspace.Workspace, allow func(tool, action string) bo
 		t := Build(rows)
 		var def agent.ToolDef
 		def.Type = "function"
-		def.Function.Name, def.Function.Description, def.Function.Parameters = t.Name, t.Description, t.InputSchema
+		def.Function.Name, def.Function.Description, def.Function.Parameters = info.Name, t.Description, t.InputSchema
 		writes, repeatable := map[string]bool{}, map[string]bool{}
 		for _, r := range rows {
 			if r.Effect&dispatch.Writes != 0 {
@@ -44,13 +52,13 @@ func (toolbox) Offer(ws *workspace.Workspace, allow func(tool, action string) bo
 				repeatable[r.Name] = true
 			}
 		}
-		out = append(out, agent.OfferedTool{Name: t.Name, Actions: t.Actions, Writes: writes, Repeatable: repeatable, Def: def})
+		out = append(out, agent.OfferedTool{Name: info.Name, Actions: t.Actions, Writes: writes, Repeatable: repeatable, Def: def})
 	}
 	return out
 }
 
 func (toolbox) Call(ctx context.Context, ws *workspace.Workspace, tool, action string, args []byte) envelope.Envelope {
-	row, err := dispatch.Find(tool, action)
+	row, err := dispatch.Find(rowTool(tool), action)
 	if err != nil {
 		return envelope.Fail(tool+"."+action, err)
 	}
@@ -59,4 +67,12 @@ func (toolbox) Call(ctx context.Context, ws *workspace.Workspace, tool, action s
 		return envelope.Fail(row.Operation(), err)
 	}
 	return row.Run(ctx, ws, req)
+}
+
+// rowTool is the table's name for a tool a run is offered.
+func rowTool(name string) string {
+	if name == AskTool {
+		return dispatch.Ask.Noun
+	}
+	return name
 }
