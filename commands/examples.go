@@ -82,7 +82,7 @@ var examples = map[string][]string{
 	"research start":   {"aw research start 'HTTP/3 adoption'"},
 	"research search":  {"aw research search 'QUIC loss recovery' --provider wikipedia --research research_01h..."},
 	"research fetch":   {"aw research fetch https://www.rfc-editor.org/rfc/rfc9000 --research research_01h..."},
-	"research deep":    {"aw research deep --research research_01h... --objective 'Compare QUIC loss recovery with TCP'"},
+	"research deep":    {"aw research deep 'Compare QUIC loss recovery with TCP'", "aw research deep --research research_01h... --objective 'Which HTTP/3 clients exist for Go?'", "aw research deep --run run_01h... --timeout 600"},
 	"research list":    {"aw research list", "aw research list --all"},
 	"research show":    {"aw research show research_01h..."},
 	"research note":    {"aw research note research_01h... --kind finding --text 'RFC 9002 replaces TCP-style RTO' --source source_01h..."},

@@ -22,6 +22,12 @@ search, fetch and deep reach a host outside this machine and are gated as
 kind web: staged in Manual mode, refused in Plan mode without an approved
 plan, run in Auto. start, note, show, list and archive are never gated.
 
+deep starts a research agent in the background (needs agents.enabled and
+agents.allowWeb): a research-mode sub-agent run tied to the project
+(--research, or a new one named after the objective), which cannot edit
+or run commands; its searches, fetches and notes are recorded in the
+project. --run RUN awaits it.
+
 search providers: duckduckgo (research.duckduckgoUrl, its HTML endpoint),
 wikipedia (research.wikipediaUrl, the MediaWiki search API), searxng
 (research.searxngUrl, the instance's JSON API) and auto (searxng when
@@ -73,13 +79,18 @@ nothing in it changes what aw does.`,
 	})
 	fetch.Args = cobra.MaximumNArgs(1)
 
-	deep := a.verb(dispatch.Research, "deep", "deep [--research ID] [--objective TEXT]", func(f *pflag.FlagSet, req any) {
+	deep := a.verb(dispatch.Research, "deep", "deep [OBJECTIVE...] [--research ID] [--context C] | deep --run RUN [--timeout S]", func(f *pflag.FlagSet, req any) {
 		r := req.(*research.DeepRequest)
 		researchFlag(f, &r.ResearchID)
 		f.StringVar(&r.Objective, "objective", "", "what the research agent should find out")
+		f.StringVar(&r.Context, "context", "", "what is known already, what to leave out")
 		f.StringVar(&r.RunID, "run", "", "await this run_ instead of starting one")
-	}, nil)
-	deep.Args = cobra.NoArgs
+		f.Var(optionalFloat{&r.TimeoutSeconds}, "timeout", "with --run: seconds to wait, 1-3600 (default 60)")
+	}, func(req any, args []string) {
+		if len(args) > 0 {
+			req.(*research.DeepRequest).Objective = strings.Join(args, " ")
+		}
+	})
 
 	list := a.verb(dispatch.Research, "list", "list [--all]", func(f *pflag.FlagSet, req any) {
 		r := req.(*research.ListRequest)

@@ -14,6 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentic-workspace/aw/engine/agent"
+	"github.com/agentic-workspace/aw/engine/agent/agenttest"
 )
 
 // fakeSearch answers like the three real providers, in their documented
@@ -479,4 +482,86 @@ func TestResearchPageTextIsData(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".agentic", "approvals")); err == nil {
 		t.Fatalf("a page created approval records")
 	}
+}
+
+// research deep starts a research-mode run tied to a project: it cannot
+// edit or run commands, its search and note go into the project, and
+// --run awaits it. In Manual mode the deep call is staged as web once,
+// and that approval covers the run's own web calls.
+func TestResearchDeepRecordsIntoTheProject(t *testing.T) {
+	f := newFakeSearch(t)
+	script := func() []agenttest.Turn {
+		return []agenttest.Turn{
+			{Calls: []agenttest.Call{call("workspace_research", M{"action": "search", "query": "effective go", "provider": "duckduckgo"})},
+				Check: func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+					if tools := strings.Join(agenttest.ToolNames(req), " "); strings.Contains(tools, "workspace_command") || !strings.Contains(tools, "workspace_research") {
+						t.Errorf("a deep run's tools: %s", tools)
+					}
+				}},
+			{Calls: []agenttest.Call{call("workspace_research", M{"action": "note", "kind": "finding", "text": "Effective Go is the style guide"})}},
+			{Content: `{"summary": "Effective Go is the place to start", "evidence": ["go.dev/doc/effective_go"], "confidence": "medium"}`},
+		}
+	}
+	model := agenttest.New(t, script()...)
+	agents := fmt.Sprintf(`, "agents": {"enabled": true, "allowWeb": true, "allowCommands": true, "baseUrl": %q, "model": "scripted"}`, model.BaseURL())
+	dir := researchWorkspace(t, 2, f, true, "")
+	writeSettings(t, dir, strings.Replace(readSettings(t, dir), `}}`, `}`+agents+`}`, 1))
+	r := runAW(t, dir, nil, "research", "deep", "How", "to", "write", "Go", "well")
+	mustOK(t, r, "deep")
+	run, project := r.field(t, ".data.runId").(string), r.field(t, ".data.researchProjectId").(string)
+	if r.field(t, ".data.commitEdits") != false || r.field(t, ".data.allowCommands") != false || r.field(t, ".data.mode") != "research" {
+		t.Errorf("deep run: %s", r.Stdout)
+	}
+	w := runAW(t, dir, nil, "research", "deep", "--run", run, "--timeout", "30")
+	if w.field(t, ".data.status") != "completed" || w.field(t, ".data.summary") != "Effective Go is the place to start" {
+		t.Fatalf("await: %s", w.Stdout)
+	}
+	show := runAW(t, dir, nil, "research", "show", project)
+	if len(show.field(t, ".data.project.queries").([]any)) != 1 || len(show.field(t, ".data.project.notes").([]any)) != 1 {
+		t.Errorf("the project did not get the run's search and note: %s", show.Stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		code string
+	}{
+		{[]string{"research", "deep"}, "INVALID_INPUT"},
+		{[]string{"research", "deep", "--run", run, "--objective", "x"}, "INVALID_INPUT"},
+		{[]string{"research", "deep", "x", "--research", "research_0000000000000000000000a"}, "NOT_FOUND"},
+	} {
+		if r := runAW(t, dir, nil, tc.args...); r.field(t, ".error.code") != tc.code {
+			t.Errorf("%v: %s", tc.args, r.Stdout)
+		}
+	}
+
+	// Manual mode: staged once as web; once approved, the run's search is
+	// not staged again.
+	model2 := agenttest.New(t, script()...)
+	agents = fmt.Sprintf(`, "agents": {"enabled": true, "allowWeb": true, "baseUrl": %q, "model": "scripted"}`, model2.BaseURL())
+	mdir := researchWorkspace(t, 0, f, true, "")
+	writeSettings(t, mdir, strings.Replace(readSettings(t, mdir), `}}`, `}`+agents+`}`, 1))
+	human := approver(t)
+	staged := runAW(t, mdir, nil, "research", "deep", "--objective", "How to write Go well")
+	if staged.Code != 3 || staged.field(t, ".data.approval.kind") != "web" || model2.Served() != 0 {
+		t.Fatalf("Manual deep: %s", staged.Stdout)
+	}
+	if a := runAWEnv(t, mdir, nil, human, "approval", "accept", staged.field(t, ".data.approval.id").(string)); a.Code != 0 {
+		t.Fatalf("accept: %s", a.Stdout)
+	}
+	r = runAW(t, mdir, nil, "research", "deep", "--objective", "How to write Go well")
+	mustOK(t, r, "approved deep")
+	w = runAW(t, mdir, nil, "research", "deep", "--run", r.field(t, ".data.runId").(string), "--timeout", "30")
+	if w.field(t, ".data.status") != "completed" || w.field(t, ".data.toolCalls") != float64(2) {
+		t.Fatalf("approved deep run: %s", w.Stdout)
+	}
+	if l := runAW(t, mdir, nil, "approval", "list"); l.field(t, ".data.pending") != float64(0) {
+		t.Errorf("the run's own web calls were staged: %s", l.Stdout)
+	}
+}
+
+func readSettings(t *testing.T, dir string) string {
+	raw, err := os.ReadFile(filepath.Join(dir, ".agentic", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }

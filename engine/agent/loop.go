@@ -447,6 +447,18 @@ func (l *loop) call(ctx context.Context, call ToolCall) (string, envelope.Envelo
 		head["action"], _ = json.Marshal("preview")
 		raw, _ = json.Marshal(head)
 	}
+	if p := l.st.Spec.ResearchProjectID; p != "" && tool == "workspace_research" && (action == "search" || action == "fetch" || action == "note") {
+		// The run records into its project.
+		var named string
+		if v, ok := head["research_id"]; ok {
+			_ = json.Unmarshal(v, &named)
+		}
+		if named != "" && named != p {
+			return action, envelope.Fail(noun(tool)+"."+action, envelope.Errorf(envelope.InvalidInput, "this run records into research project %s, not %s: leave research_id out", p, named).With("researchId", p))
+		}
+		head["research_id"], _ = json.Marshal(p)
+		raw, _ = json.Marshal(head)
+	}
 	if !slices.Contains(actions, action) {
 		why := ""
 		if tool == "workspace_edit" && !l.st.Spec.CommitEdits {
@@ -600,6 +612,9 @@ func (l *loop) system() string {
 	}
 	if !s.AllowWeb {
 		b.WriteString("You cannot reach the web. ")
+	}
+	if s.ResearchProjectID != "" {
+		fmt.Fprintf(&b, "You record into research project %s: every search and fetch keeps its sources there, and each finding goes in with workspace_research note (kind finding, claim, question, warning or method) naming the source_id it rests on. ", s.ResearchProjectID)
 	}
 	b.WriteString(`When the objective is done (or cannot be done), reply without calling any tool, with only a JSON object: {"summary": "what was done and found", "evidence": ["file:line, transaction or job ids, test results"], "remaining_work": ["what is left"], "confidence": "low|medium|high"}.`)
 	return b.String()

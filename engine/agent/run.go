@@ -43,7 +43,7 @@ type RunRequest struct {
 	AllowCommands     *bool  `json:"allow_commands,omitempty" doc:"false keeps the run from running commands; true cannot grant what settings (commands.enabled, agents.allowCommands) do not"`
 	AllowWeb          *bool  `json:"allow_web,omitempty" doc:"false keeps the run off the web; true cannot grant what settings (research.enabled, agents.allowWeb) do not"`
 	TaskBoardID       string `json:"task_board_id,omitempty" doc:"a board_ the run works from (not available yet)"`
-	ResearchProjectID string `json:"research_project_id,omitempty" doc:"a research_ project the run records into (not available yet)"`
+	ResearchProjectID string `json:"research_project_id,omitempty" doc:"a research_ project the run records into: its searches, fetches and notes go there"`
 	MaxPasses         int    `json:"max_passes,omitempty" doc:"most passes, each rebuilt from the run's saved state, 1 to 20; default 4"`
 	RoundsPerPass     int    `json:"rounds_per_pass,omitempty" doc:"most model requests in one pass, 1 to 50; default 8"`
 	MaxToolCalls      int    `json:"max_tool_calls,omitempty" doc:"most tool calls in the whole run, 1 to 500; default 40"`
@@ -81,8 +81,8 @@ func (req *RunRequest) validate(s *workspace.Settings) (Spec, error) {
 		return bad("objective is %d characters, more than %d: put the detail in context (up to %d characters)", n, MaxObjectiveChars, MaxContextChars)
 	case utf8.RuneCountInString(req.Context) > MaxContextChars:
 		return bad("context is %d characters, more than %d: pass paths the run can read instead of their contents", utf8.RuneCountInString(req.Context), MaxContextChars)
-	case req.TaskBoardID != "" || req.ResearchProjectID != "":
-		return Spec{}, notYet("task_board_id and research_project_id")
+	case req.TaskBoardID != "":
+		return Spec{}, notYet("task_board_id")
 	}
 	mode := req.Mode
 	if mode == "" {
@@ -130,7 +130,7 @@ func (req *RunRequest) validate(s *workspace.Settings) (Spec, error) {
 	}
 	web := s.Research.Enabled && s.Agents.AllowWeb && (req.AllowWeb == nil || *req.AllowWeb)
 	return Spec{
-		Objective: req.Objective, Context: req.Context, Role: req.Role, Model: model, Tier: req.Tier, Mode: mode,
+		Objective: req.Objective, Context: req.Context, Role: req.Role, Model: model, Tier: req.Tier, Mode: mode, ResearchProjectID: req.ResearchProjectID,
 		AllowCommands: commands, AllowWeb: web,
 		MaxPasses: vals[0], RoundsPerPass: vals[1], MaxToolCalls: vals[2],
 	}, nil
@@ -163,7 +163,7 @@ func configured(s *workspace.Settings, spec *Spec) (*Client, error) {
 // run the loop in this process until the model finishes, a cap ends it or
 // it is cancelled (aw agent cancel from any process, or Ctrl-C).
 func RunAction(ctx context.Context, ws *workspace.Workspace, req *RunRequest) (envelope.Envelope, error) {
-	st, client, env, err := admit(ws, req, "run", false)
+	st, client, env, err := admit(ws, req, "run", false, nil)
 	if err != nil || st == nil {
 		return env, err
 	}
@@ -196,11 +196,19 @@ func ended(ws *workspace.Workspace, st *State) envelope.Envelope {
 // It returns the new run's state, already saved (status running, this
 // process its owner), or, when the run does not start now, the envelope to
 // answer with (staged for approval, or the run an idempotency key names).
-func admit(ws *workspace.Workspace, req *RunRequest, action string, detached bool) (*State, *Client, envelope.Envelope, error) {
+//
+// pre, when set, is the gate's decision the caller already took for the
+// run (research deep is gated as web): it is not asked again.
+func admit(ws *workspace.Workspace, req *RunRequest, action string, detached bool, pre *gate.Decision) (*State, *Client, envelope.Envelope, error) {
 	none := envelope.Envelope{}
 	spec, err := req.validate(&ws.Settings)
 	if err != nil {
 		return nil, nil, none, err
+	}
+	if spec.ResearchProjectID != "" {
+		if err := activeProject(ws, spec.ResearchProjectID); err != nil {
+			return nil, nil, none, err
+		}
 	}
 	client, err := configured(&ws.Settings, &spec)
 	if err != nil {
@@ -236,7 +244,10 @@ func admit(ws *workspace.Workspace, req *RunRequest, action string, detached boo
 	// has nothing to gate (its edits stay planned) and starts at once;
 	// otherwise the call itself is staged. Plan and Auto decide as for
 	// every gated action.
-	if ws.Settings.PermissionMode != gate.Manual || spec.AllowCommands || spec.AllowWeb {
+	if pre != nil {
+		approval = pre.Approval
+		grants = manualGrants(ws, &spec)
+	} else if ws.Settings.PermissionMode != gate.Manual || spec.AllowCommands || spec.AllowWeb {
 		d, err := gate.Check(ws, gate.Operation{
 			Kind:   "agent",
 			Title:  envelope.Clip(fmt.Sprintf("Run a sub-agent (%s%s): %s", spec.Mode, reach(&spec), firstLine(spec.Objective)), 200),
@@ -274,6 +285,26 @@ func admit(ws *workspace.Workspace, req *RunRequest, action string, detached boo
 		return nil, nil, none, err
 	}
 	return st, client, none, nil
+}
+
+// activeProject checks that a research project exists and is not
+// archived (its record is read as it is on disk: engine/research imports
+// this package).
+func activeProject(ws *workspace.Workspace, id string) error {
+	var p struct {
+		Status string `json:"status"`
+	}
+	found, err := ws.Store.ReadJSON(ws.Store.Path("research", id, "project.json"), &p)
+	if err != nil {
+		return err
+	}
+	if !store.ValidID(id, "research") || !found {
+		return envelope.Errorf(envelope.NotFound, "no research project %s: `aw research list` shows them, `aw research start TITLE` creates one", id).With("researchId", id)
+	}
+	if p.Status == "archived" {
+		return envelope.Errorf(envelope.TransactionState, "research project %s is archived (read-only): start a new one", id).With("researchId", id)
+	}
+	return nil
 }
 
 // commitDefault is commit_edits' default in the current permission mode.
@@ -381,6 +412,7 @@ type RunData struct {
 	CommitEdits    bool            `json:"commitEdits"`
 	AllowCommands  bool            `json:"allowCommands"`
 	AllowWeb       bool            `json:"allowWeb"`
+	ResearchID     string          `json:"researchProjectId,omitempty"`
 	Passes         int             `json:"passes"`
 	ToolCalls      int             `json:"toolCalls"`
 	Requests       int             `json:"requests"`
@@ -405,7 +437,7 @@ type RunData struct {
 func report(ws *workspace.Workspace, st *State) envelope.Envelope {
 	d := &RunData{
 		RunID: st.RunID, Status: st.Status, Mode: st.Spec.Mode, Model: st.Spec.Model,
-		CommitEdits: st.Spec.CommitEdits, AllowCommands: st.Spec.AllowCommands, AllowWeb: st.Spec.AllowWeb,
+		CommitEdits: st.Spec.CommitEdits, AllowCommands: st.Spec.AllowCommands, AllowWeb: st.Spec.AllowWeb, ResearchID: st.Spec.ResearchProjectID,
 		Passes: st.Pass, ToolCalls: st.ToolCalls, Requests: st.Requests,
 		Evidence: []string{}, RemainingWork: []string{},
 		ChangedPaths: nonNil(st.Ledger.ChangedPaths), Transactions: nonNil(st.Ledger.Transactions),

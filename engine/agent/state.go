@@ -37,7 +37,10 @@ type Spec struct {
 	Model         string `json:"model"`
 	Tier          string `json:"tier,omitempty"`
 	Mode          string `json:"mode"`
-	CommitEdits   bool   `json:"commitEdits"`
+	// ResearchProjectID ties the run to a research project: its
+	// searches, fetches and notes are recorded there.
+	ResearchProjectID string `json:"researchProjectId,omitempty"`
+	CommitEdits       bool   `json:"commitEdits"`
 	AllowCommands bool   `json:"allowCommands"`
 	AllowWeb      bool   `json:"allowWeb"`
 	MaxPasses     int    `json:"maxPasses"`

@@ -60,11 +60,25 @@ func StartAction(ctx context.Context, ws *workspace.Workspace, req *StartRequest
 		}
 		return resume(ws, req.Resume)
 	}
-	st, _, env, err := admit(ws, &req.RunRequest, "start", true)
+	st, _, env, err := admit(ws, &req.RunRequest, "start", true, nil)
 	if err != nil || st == nil {
 		return env, err
 	}
 	return started(ws, st, fmt.Sprintf("Run %s started in the background", st.RunID))
+}
+
+// StartResearch starts a research-mode run tied to project: commit_edits
+// false, no commands, the web as settings allow. d is the gate's decision
+// on the call that asked for it (research deep, gated as web), which
+// covers the run.
+func StartResearch(ws *workspace.Workspace, objective, context, project string, d gate.Decision) (envelope.Envelope, error) {
+	no := false
+	req := &RunRequest{Objective: objective, Context: context, Mode: "research", CommitEdits: &no, AllowCommands: &no, ResearchProjectID: project}
+	st, _, env, err := admit(ws, req, "start", true, &d)
+	if err != nil || st == nil {
+		return env, err
+	}
+	return started(ws, st, fmt.Sprintf("Research run %s started in the background, recording into %s", st.RunID, project))
 }
 
 // started launches st's supervisor and reports the run.

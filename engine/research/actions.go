@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentic-workspace/aw/engine/agent"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/netguard"
@@ -44,9 +45,11 @@ type FetchRequest struct {
 
 // DeepRequest starts or awaits a research agent.
 type DeepRequest struct {
-	ResearchID string `json:"research_id,omitempty" doc:"the research_ project the agent works in (not available yet: sub-agents do not exist)"`
-	Objective  string `json:"objective,omitempty" doc:"what the research agent should find out (not available yet)"`
-	RunID      string `json:"run_id,omitempty" doc:"an earlier run_ id to await instead of starting a new run (not available yet)"`
+	ResearchID     string   `json:"research_id,omitempty" doc:"the research_ project the agent records into (default: a new project named after the objective)"`
+	Objective      string   `json:"objective,omitempty" doc:"what the research agent should find out (required unless run_id is given; at most 20,000 characters)"`
+	Context        string   `json:"context,omitempty" doc:"what is known already, what to leave out"`
+	RunID          string   `json:"run_id,omitempty" doc:"an earlier deep run_ to await instead of starting a new one"`
+	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty" doc:"with run_id: seconds to wait, 1-3600 (default 60); still running then is a TIMEOUT error"`
 }
 
 // ListRequest lists projects.
@@ -311,15 +314,73 @@ func Archive(ctx context.Context, ws *workspace.Workspace, req *ProjectRequest) 
 	return env, nil
 }
 
-// Deep would run a bounded research agent; until durable sub-agents exist
-// it answers AGENT_DISABLED, before anything is staged.
+// Deep starts a research agent: a research-mode sub-agent run in the
+// background, tied to a project (commit_edits false, no commands), whose
+// searches, fetches and notes are recorded in it. It is gated as web
+// (staged in Manual mode, an approved plan in Plan mode); that decision
+// covers the run. With run_id it awaits an earlier one instead.
 func Deep(ctx context.Context, ws *workspace.Workspace, req *DeepRequest) (envelope.Envelope, error) {
 	if !ws.Settings.Agents.Enabled {
 		return envelope.Envelope{}, envelope.Errorf(envelope.AgentDisabled,
 			"deep research runs a sub-agent and durable sub-agents are disabled (agents.enabled is off); use search and fetch yourself, or ask a human to enable agents").With("setting", "agents.enabled")
 	}
-	return envelope.Envelope{}, envelope.Errorf(envelope.AgentDisabled,
-		"deep research needs durable sub-agents, which this build of aw does not have yet; use search and fetch yourself").With("reason", "no-sub-agents")
+	if req.RunID != "" {
+		if req.Objective != "" || req.ResearchID != "" {
+			return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "run_id awaits an earlier deep run: give no objective or research_id with it")
+		}
+		return agent.Wait(ctx, ws, &agent.WaitRequest{RunID: req.RunID, TimeoutSeconds: req.TimeoutSeconds})
+	}
+	if strings.TrimSpace(req.Objective) == "" {
+		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "objective is required: say what the research should find out, e.g. `aw research deep 'Which HTTP client libraries support HTTP/3?'`").With("field", "objective")
+	}
+	if !ws.Settings.Agents.AllowWeb {
+		return envelope.Envelope{}, envelope.Errorf(envelope.AgentDisabled, "deep research needs the web and sub-agents may not use it (agents.allowWeb is off); a human can allow it with `aw config set agents.allowWeb true`").With("setting", "agents.allowWeb")
+	}
+	var p *Project
+	if req.ResearchID != "" {
+		var err error
+		if p, err = load(ws, req.ResearchID); err != nil {
+			return envelope.Envelope{}, err
+		}
+		if p.Status == Archived {
+			return envelope.Envelope{}, envelope.Errorf(envelope.TransactionState, "research project %s is archived (read-only): start a new one, or leave research_id out", p.ID).With("researchId", p.ID)
+		}
+	}
+	args := map[string]any{"action": "deep", "objective": req.Objective}
+	if req.Context != "" {
+		args["context"] = req.Context
+	}
+	if p != nil {
+		args["research_id"] = p.ID
+	}
+	d, err := gated(ws, envelope.Clip("Deep research (a sub-agent on the web): "+collapse(req.Objective), 200), args)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	if d.Staged != nil {
+		return gate.StagedEnvelope(d.Staged, ws.Settings.PermissionMode), nil
+	}
+	if p == nil {
+		started, err := Start(ctx, ws, &StartRequest{Title: clipRunes(collapse(req.Objective), MaxTitle)})
+		if err != nil {
+			return envelope.Envelope{}, err
+		}
+		p = &Project{ID: started.Data.(*StartData).ResearchID}
+	}
+	env, err := agent.StartResearch(ws, req.Objective, req.Context, p.ID, d)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	env.Fact("research %s holds the deep run's sources and notes", p.ID)
+	env.Summary += fmt.Sprintf(" `aw research deep --run %s` awaits it; `aw research show %s` shows what it recorded.", runID(env), p.ID)
+	return env, nil
+}
+
+func runID(env envelope.Envelope) string {
+	if d, ok := env.Data.(*agent.RunData); ok {
+		return d.RunID
+	}
+	return "RUN"
 }
 
 // gated asks the gate whether a web call may run (kind "web"): staged in
