@@ -216,7 +216,7 @@ func TestAgentKilledSupervisorResumes(t *testing.T) {
 func TestAgentResumeRerunsOnlyRepeatableCalls(t *testing.T) {
 	model := agenttest.StartProcess(t,
 		agenttest.Turn{Calls: []agenttest.Call{
-			call("workspace_command", M{"action": "run", "executable": "sleep", "args": []string{"3"}}),
+			call("workspace_command", M{"action": "run", "executable": "sleep", "args": []string{"30"}}),
 			call("workspace_inspect", M{"action": "stat", "path": "README.md"}),
 		}},
 		agenttest.Turn{Content: report, Expect: `not safe to repeat`},
@@ -226,7 +226,11 @@ func TestAgentResumeRerunsOnlyRepeatableCalls(t *testing.T) {
 	pid := runState(t, dir, id).PID
 	eventually(t, 10*time.Second, "the command runs", func() bool {
 		ents, _ := os.ReadDir(filepath.Join(dir, ".agentic", "jobs"))
-		return len(ents) > 0
+		if len(ents) == 0 {
+			return false
+		}
+		raw, _ := os.ReadFile(filepath.Join(dir, ".agentic", "jobs", ents[0].Name(), "job.json"))
+		return strings.Contains(string(raw), `"status": "running"`)
 	})
 	syscall.Kill(pid, syscall.SIGKILL)
 	eventually(t, 5*time.Second, "the killed supervisor is gone", func() bool { return !alive(pid) })
@@ -243,7 +247,17 @@ func TestAgentResumeRerunsOnlyRepeatableCalls(t *testing.T) {
 	}
 	ents, _ := os.ReadDir(filepath.Join(dir, ".agentic", "jobs"))
 	if len(ents) != 1 {
-		t.Errorf("the command ran %d times, want once", len(ents))
+		t.Fatalf("the command ran %d times, want once", len(ents))
+	}
+	// The dead supervisor's command does not run on beside the resumed
+	// run (the sandbox ends it with its parent, or resume does), and its
+	// record no longer says running.
+	var job struct{ Pid int }
+	raw, _ := os.ReadFile(filepath.Join(dir, ".agentic", "jobs", ents[0].Name(), "job.json"))
+	json.Unmarshal(raw, &job)
+	eventually(t, 3*time.Second, "the interrupted command is gone", func() bool { return !alive(job.Pid) })
+	if s := runAW(t, dir, nil, "command", "status", ents[0].Name()).field(t, ".data.status"); s != "cancelled" && s != "orphaned" {
+		t.Errorf("the interrupted command is %v", s)
 	}
 }
 

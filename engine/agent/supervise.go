@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/inspect"
@@ -124,9 +125,13 @@ func resume(ws *workspace.Workspace, id string) (envelope.Envelope, error) {
 	if st.Status != Interrupted && st.Status != Failed {
 		return envelope.Envelope{}, envelope.Errorf(envelope.TransactionState, "run %s is %s: only an interrupted or failed run is resumed; `aw agent send %s MESSAGE` runs a settled run on with new instructions", id, st.Status, id).With("runId", id).With("status", st.Status)
 	}
+	// A command the dead process ran may still run: it is ended (and
+	// recorded cancelled) before the run goes on without it.
+	dead := st.PID
 	if err := rerun(ws, st, false); err != nil {
 		return envelope.Envelope{}, err
 	}
+	command.EndOrphansOf(ws, dead)
 	return started(ws, st, fmt.Sprintf("Run %s resumed in the background from its last finished tool call", id))
 }
 

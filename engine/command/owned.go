@@ -27,9 +27,20 @@ func Processes(ws *workspace.Workspace) []proc.Owned {
 // record can no longer be kept true by anyone) and records them
 // cancelled. With dryRun it only reports them.
 func EndStale(ws *workspace.Workspace, dryRun bool) []proc.Owned {
+	return endStale(ws, dryRun, func(*Job) bool { return true })
+}
+
+// EndOrphansOf ends, as EndStale does, the stale jobs that process pid
+// launched (a run's supervisor that died: its unfinished call must be over
+// before the run is resumed).
+func EndOrphansOf(ws *workspace.Workspace, pid int) []proc.Owned {
+	return endStale(ws, false, func(j *Job) bool { return j.LauncherPid == pid || j.SupervisorPid == pid })
+}
+
+func endStale(ws *workspace.Workspace, dryRun bool, which func(*Job) bool) []proc.Owned {
 	var out []proc.Owned
 	eachLive(ws, func(j *Job) {
-		if j.supervisorAlive() || j.Pid <= 0 || !groupAlive(j.Pid) {
+		if !which(j) || j.supervisorAlive() || j.Pid <= 0 || !groupAlive(j.Pid) {
 			return
 		}
 		out = append(out, proc.Owned{Kind: "job", ID: j.ID, Pid: j.Pid, AgeSeconds: int64(time.Since(j.StartedAt) / time.Second)})
