@@ -31,21 +31,21 @@ func settled(status string) bool { return status != Running }
 // Spec is what a run was asked to do, after defaults and the gate's rules:
 // its hash is the idempotency specification (commitEdits included).
 type Spec struct {
-	Objective     string `json:"objective"`
-	Context       string `json:"context,omitempty"`
-	Role          string `json:"role,omitempty"`
-	Model         string `json:"model"`
-	Tier          string `json:"tier,omitempty"`
-	Mode          string `json:"mode"`
+	Objective string `json:"objective"`
+	Context   string `json:"context,omitempty"`
+	Role      string `json:"role,omitempty"`
+	Model     string `json:"model"`
+	Tier      string `json:"tier,omitempty"`
+	Mode      string `json:"mode"`
 	// ResearchProjectID ties the run to a research project: its
 	// searches, fetches and notes are recorded there.
 	ResearchProjectID string `json:"researchProjectId,omitempty"`
 	CommitEdits       bool   `json:"commitEdits"`
-	AllowCommands bool   `json:"allowCommands"`
-	AllowWeb      bool   `json:"allowWeb"`
-	MaxPasses     int    `json:"maxPasses"`
-	RoundsPerPass int    `json:"roundsPerPass"`
-	MaxToolCalls  int    `json:"maxToolCalls"`
+	AllowCommands     bool   `json:"allowCommands"`
+	AllowWeb          bool   `json:"allowWeb"`
+	MaxPasses         int    `json:"maxPasses"`
+	RoundsPerPass     int    `json:"roundsPerPass"`
+	MaxToolCalls      int    `json:"maxToolCalls"`
 }
 
 // State is .agentic/agents/<run_id>/state.json, written before the loop
