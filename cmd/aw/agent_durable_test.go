@@ -413,3 +413,26 @@ func TestGCPrunesRunsAndEndsStaleSupervisors(t *testing.T) {
 		t.Errorf("list after gc: %s", l.Stdout)
 	}
 }
+
+// Over MCP, start returns at once and wait returns the report; the
+// supervisor aw mcp launched outlives nothing it should not: it exits
+// when the run settles.
+func TestMCPAgentStartAndWait(t *testing.T) {
+	model := agenttest.New(t,
+		agenttest.Turn{Calls: []agenttest.Call{call("workspace_inspect", M{"action": "stat", "path": "README.md"})}, DelayMs: 200},
+		agenttest.Turn{Content: report},
+	)
+	dir := agentWorkspace(t, model, 2, "")
+	c := startMCP(t, dir, clientOpts{})
+	env := c.call(t, "workspace_agent", map[string]any{"action": "start", "objective": "Stat README.md"})
+	if env["ok"] != true || get(env, ".data.status") != "running" {
+		t.Fatalf("start over MCP: %v", env)
+	}
+	id := get(env, ".data.runId").(string)
+	pid := runState(t, dir, id).PID
+	env = c.call(t, "workspace_agent", map[string]any{"action": "wait", "run_id": id, "timeout_seconds": 30})
+	if get(env, ".data.status") != "completed" || get(env, ".data.toolCalls") != float64(1) {
+		t.Fatalf("wait over MCP: %v", env)
+	}
+	eventually(t, 5*time.Second, "the supervisor exits once its run settled", func() bool { return !alive(pid) })
+}
