@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -435,4 +436,42 @@ func TestMCPAgentStartAndWait(t *testing.T) {
 		t.Fatalf("wait over MCP: %v", env)
 	}
 	eventually(t, 5*time.Second, "the supervisor exits once its run settled", func() bool { return !alive(pid) })
+}
+
+// start follows run's gate: staged in Manual mode when the run could run
+// commands (its resume call is start), started once approved, under the
+// approval; refused in Plan mode without a plan. send to a run that may
+// run commands is staged the same way.
+func TestAgentStartAndSendAreGatedLikeRun(t *testing.T) {
+	model := agenttest.New(t, agenttest.Turn{Content: report}, agenttest.Turn{Content: report, Expect: "Also lint"})
+	dir, human := manualWorkspace(t, fmt.Sprintf(`, "agents": {"enabled": true, "allowCommands": true, "baseUrl": %q, "model": "scripted"}, "commands": {"allow": ["echo"]}`, model.BaseURL()))
+	staged := runAW(t, dir, nil, "agent", "start", "Run the tests")
+	if staged.Code != 3 || staged.field(t, ".data.approval.kind") != "agent" || staged.field(t, ".data.approval.resume.arguments.action") != "start" {
+		t.Fatalf("Manual start: %s", staged.Stdout)
+	}
+	if a := runAWEnv(t, dir, nil, human, "approval", "accept", staged.field(t, ".data.approval.id").(string)); a.Code != 0 {
+		t.Fatalf("accept: %s", a.Stdout)
+	}
+	id := startRun(t, dir, "Run the tests")
+	if st := runState(t, dir, id); strings.Join(st.Grants, ",") != "command" || st.Spec.CommitEdits {
+		t.Errorf("approved start: grants %v, commitEdits %v", st.Grants, st.Spec.CommitEdits)
+	}
+	if w := runAW(t, dir, nil, "agent", "wait", id, "--timeout", "30"); w.field(t, ".data.status") != "completed" {
+		t.Fatalf("wait: %s", w.Stdout)
+	}
+	s := runAW(t, dir, nil, "agent", "send", id, "Also lint")
+	if s.Code != 3 || s.field(t, ".data.approval.kind") != "agent" || model.Served() != 1 {
+		t.Fatalf("Manual send: %s", s.Stdout)
+	}
+	runAWEnv(t, dir, nil, human, "approval", "accept", s.field(t, ".data.approval.id").(string))
+	if s := runAW(t, dir, nil, "agent", "send", id, "Also lint"); s.Code != 0 {
+		t.Fatalf("approved send: %s", s.Stdout)
+	}
+	if w := runAW(t, dir, nil, "agent", "wait", id, "--timeout", "30"); w.field(t, ".data.status") != "completed" || model.Served() != 2 {
+		t.Fatalf("after send: %s", w.Stdout)
+	}
+	plan := agentWorkspace(t, model, 1, "")
+	if r := runAW(t, plan, nil, "agent", "start", "Edit README"); r.field(t, ".error.code") != "APPROVAL_REQUIRED" {
+		t.Errorf("Plan start: %s", r.Stdout)
+	}
 }
