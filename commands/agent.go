@@ -55,7 +55,11 @@ unfinished call runs again only when its action is safe to repeat.
 
 --tier fast|good picks the model agents.models.fast or agents.models.good
 names (fast for mechanical work with a clear specification, good for
-design, judgment or reviewing).`,
+design, judgment or reviewing). A run can ask the human a question through
+its ask_user tool (answered with aw answer; with nobody to answer it fails
+at once and the run goes on). --research-project ties a run to a research
+project: its searches, fetches and notes are recorded there (aw research
+deep starts such a run for you).`,
 	}
 	objective := func(req any, args []string) {
 		if len(args) == 0 {
@@ -137,6 +141,7 @@ func bindRunFlags(f *pflag.FlagSet, r *agent.RunRequest) {
 	f.IntVar(&r.RoundsPerPass, "rounds-per-pass", 0, "most model requests per pass, 1-50 (default 8)")
 	f.IntVar(&r.MaxToolCalls, "max-tool-calls", 0, "most tool calls in the run, 1-500 (default 40)")
 	f.StringVar(&r.IdempotencyKey, "idempotency-key", "", "re-issuing the same run with this key returns the first one")
+	f.StringVar(&r.ResearchProjectID, "research-project", "", "a research_ project the run records its searches, fetches and notes into")
 }
 
 // agentSuperviseCmd is the detached supervisor `aw agent start` launches

@@ -392,6 +392,7 @@ func TestAgentRefusals(t *testing.T) {
 		{[]string{"run", "x", "--tier", "quick"}, "INVALID_INPUT", "is not fast or good"},
 		{[]string{"run", "x", "--tier", "fast"}, "AGENT_DISABLED", "agents.models.fast"},
 		{[]string{"run", "x", "--tier", "good", "--model", "m"}, "INVALID_INPUT", "not both"},
+		{[]string{"run", "x", "--research-project", "research_0000000000000000000000a"}, "NOT_FOUND", "no research project"},
 	} {
 		r := runAW(t, dir, nil, append([]string{"agent"}, tc.args...)...)
 		if r.field(t, ".error.code") != tc.code || !strings.Contains(r.field(t, ".error.message").(string), tc.says) {
