@@ -53,7 +53,7 @@ them). A run whose process died is reported interrupted, and
 start --resume RUN continues it from its last finished tool call: an
 unfinished call runs again only when its action is safe to repeat.
 
---tier fast|good picks the model agents.models.fast or agents.models.good
+--worker-tier fast|good picks the model agents.models.fast or agents.models.good
 names (fast for mechanical work with a clear specification, good for
 design, judgment or reviewing). A run can ask the human a question through
 its ask_user tool (answered with aw answer; with nobody to answer it fails
@@ -72,7 +72,7 @@ deep starts such a run for you).`,
 			r.Objective = strings.Join(args, " ")
 		}
 	}
-	run := a.verb(dispatch.Agent, "run", "run [OBJECTIVE...] [--objective T] [--context C] [--mode M] [--tier fast|good] [--commit-edits=false] [--allow-commands=false] [--allow-web=false] [--max-passes N] [--rounds-per-pass N] [--max-tool-calls N]", func(f *pflag.FlagSet, req any) {
+	run := a.verb(dispatch.Agent, "run", "run [OBJECTIVE...] [--objective T] [--context C] [--mode M] [--worker-tier fast|good] [--commit-edits=false] [--allow-commands=false] [--allow-web=false] [--max-passes N] [--rounds-per-pass N] [--max-tool-calls N]", func(f *pflag.FlagSet, req any) {
 		bindRunFlags(f, req.(*agent.RunRequest))
 	}, objective)
 	start := a.verb(dispatch.Agent, "start", "start [OBJECTIVE...] [run's flags] | start --resume RUN", func(f *pflag.FlagSet, req any) {
@@ -132,7 +132,8 @@ func bindRunFlags(f *pflag.FlagSet, r *agent.RunRequest) {
 	f.StringVar(&r.Context, "context", "", "background for the run (at most 100,000 characters)")
 	f.StringVar(&r.Role, "role", "", "who the run acts as, in a few words")
 	f.StringVar(&r.ModelID, "model", "", "the model to ask (default: agents.model)")
-	f.StringVar(&r.Tier, "tier", "", "fast or good: the model agents.models.fast or agents.models.good names")
+	// Not --tier: that is aw's own cap (read, write, exec) on every call.
+	f.StringVar(&r.Tier, "worker-tier", "", "fast or good: the model agents.models.fast or agents.models.good names")
 	f.StringVar(&r.Mode, "mode", "", "coding (default), research or general")
 	f.Var(optionalBool{&r.CommitEdits}, "commit-edits", "false: the run's transactions stay planned (it can only lower the mode's default)")
 	f.Var(optionalBool{&r.AllowCommands}, "allow-commands", "false: the run runs no commands")

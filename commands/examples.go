@@ -115,7 +115,7 @@ var examples = map[string][]string{
 		"aw agent run 'Add a test for ParseTier in engine/workspace' --max-tool-calls 30",
 		"aw agent run --objective 'Find where timeouts are set' --mode research --commit-edits=false",
 	},
-	"agent start":   {"aw agent start 'Refactor the parser'", "aw agent start --tier fast --max-tool-calls 20 'Add a test for ParseTier'", "aw agent start --resume run_01h..."},
+	"agent start":   {"aw agent start 'Refactor the parser'", "aw agent start --worker-tier fast --max-tool-calls 20 'Add a test for ParseTier'", "aw agent start --resume run_01h..."},
 	"agent status":  {"aw agent status run_01h..."},
 	"agent history": {"aw agent history run_01h...", "aw agent history run_01h... --offset 50 --limit 50"},
 	"agent list":    {"aw agent list", "aw agent list --limit 5"},

@@ -349,7 +349,7 @@ func TestAgentTierPicksModel(t *testing.T) {
 	model := agenttest.New(t, agenttest.Turn{Content: report, Check: check}, agenttest.Turn{Content: report, Check: check}, agenttest.Turn{Content: report, Check: check})
 	dir := agentWorkspace(t, model, 2, `"models": {"fast": "small-model", "good": "big-model"}`)
 	for _, tier := range []string{"fast", "good"} {
-		if r := runAW(t, dir, nil, "agent", "run", "--tier", tier, "x"); r.field(t, ".data.model") == nil || r.Code != 0 {
+		if r := runAW(t, dir, nil, "agent", "run", "--worker-tier", tier, "x"); r.field(t, ".data.model") == nil || r.Code != 0 {
 			t.Fatalf("run --tier %s: %s", tier, r.Stdout)
 		}
 	}

@@ -389,9 +389,9 @@ func TestAgentRefusals(t *testing.T) {
 		{[]string{"send", "run_01hzzzzzzzzzzzzzzzzzzzzz"}, "INVALID_INPUT", "message is required"},
 		{[]string{"wait", "run_01hzzzzzzzzzzzzzzzzzzzzz", "--timeout", "0"}, "INVALID_INPUT", "out of range"},
 		{[]string{"start", "--resume", "run_01hzzzzzzzzzzzzzzzzzzzzz", "--objective", "x"}, "INVALID_INPUT", "give no objective"},
-		{[]string{"run", "x", "--tier", "quick"}, "INVALID_INPUT", "is not fast or good"},
-		{[]string{"run", "x", "--tier", "fast"}, "AGENT_DISABLED", "agents.models.fast"},
-		{[]string{"run", "x", "--tier", "good", "--model", "m"}, "INVALID_INPUT", "not both"},
+		{[]string{"run", "x", "--worker-tier", "quick"}, "INVALID_INPUT", "is not fast or good"},
+		{[]string{"run", "x", "--worker-tier", "fast"}, "AGENT_DISABLED", "agents.models.fast"},
+		{[]string{"run", "x", "--worker-tier", "good", "--model", "m"}, "INVALID_INPUT", "not both"},
 		{[]string{"run", "x", "--research-project", "research_0000000000000000000000a"}, "NOT_FOUND", "no research project"},
 	} {
 		r := runAW(t, dir, nil, append([]string{"agent"}, tc.args...)...)

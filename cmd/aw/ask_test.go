@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,20 @@ import (
 // exited.
 func startAW(t *testing.T, dir string, env []string, args ...string) (done func() map[string]any) {
 	t.Helper()
+	raw := startAWRaw(t, dir, env, args...)
+	return func() map[string]any {
+		out := raw()
+		var m map[string]any
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("aw %v: %v: %s", args, err, out)
+		}
+		return m
+	}
+}
+
+// startAWRaw is startAW returning the bytes aw printed.
+func startAWRaw(t *testing.T, dir string, env []string, args ...string) (done func() []byte) {
+	t.Helper()
 	cmd := exec.Command(awBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, ".userconfig-none"), "AW_ROOT=", "AW_APPROVER_TOKEN=")
@@ -27,14 +42,22 @@ func startAW(t *testing.T, dir string, env []string, args ...string) (done func(
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	return func() map[string]any {
+	return func() []byte {
 		cmd.Wait()
-		var m map[string]any
-		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
-			t.Fatalf("aw %v: %v: %s", args, err, out.Bytes())
-		}
-		return m
+		return out.Bytes()
 	}
+}
+
+// askOperations: a question asked and answered, for the golden envelopes.
+func askOperations(t testing.TB) map[string][]byte {
+	tt := t.(*testing.T)
+	dir := mcpWorkspace(tt, `{"permissionMode": 2}`)
+	human := approver(tt)
+	root, _ := filepath.EvalSymlinks(dir)
+	done := startAWRaw(tt, dir, human[:1], "call", "ask", `{"action":"ask","question":"Keep the old API?","context":"v2 drops it","options":[{"label":"keep","description":"stay compatible"},{"label":"drop"}],"wait_seconds":30}`)
+	id := pendingQuestion(tt, dir, human)
+	ans := runAWEnv(tt, dir, nil, human, "call", "ask", fmt.Sprintf(`{"action":"answer","question_id":%q,"choices":["keep"]}`, id))
+	return map[string][]byte{"ask.answer": normalize(ans.Stdout, root), "ask.ask": normalize(done(), root)}
 }
 
 // pendingQuestion waits for the one pending question and returns its id.

@@ -175,7 +175,7 @@ func everyOperation(t testing.TB) map[string][]byte {
 	for op, raw := range out {
 		norm[op] = normalize(raw, root)
 	}
-	for _, more := range []func(testing.TB) map[string][]byte{vcsOperations, researchOperations, browserOperations, agentOperations} {
+	for _, more := range []func(testing.TB) map[string][]byte{vcsOperations, researchOperations, browserOperations, agentOperations, askOperations} {
 		for op, raw := range more(t) {
 			if _, ok := norm[op]; !ok {
 				norm[op] = raw
@@ -280,7 +280,7 @@ func browserOperations(t testing.TB) map[string][]byte {
 }
 
 var (
-	idPattern   = regexp.MustCompile(`\b(tx|approval|plan|job|board|item|research|source|query|run|checkpoint|session|note)_[0-9a-z]{12,}\b`)
+	idPattern   = regexp.MustCompile(`\b(tx|approval|plan|job|board|item|research|source|query|run|checkpoint|session|note|question)_[0-9a-z]{12,}\b`)
 	portPattern = regexp.MustCompile(`127\.0\.0\.1:\d{4,5}\b`) // a test server's port, not a fixed closed one
 	hexPattern  = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
 	commitHash  = regexp.MustCompile(`\b[0-9a-f]{40}\b`)

@@ -148,7 +148,9 @@ func (l *loop) run(ctx context.Context) {
 	defer cancel()
 	defer l.watch(cancel)()
 	defer func() {
-		if l.gone.Load() {
+		// A run whose record or workspace is gone writes nothing more: a
+		// save would re-create what the human removed.
+		if l.gone.Load() || !exists(statePath(l.ws, st.RunID)) {
 			if l.tr != nil {
 				l.tr.close()
 			}

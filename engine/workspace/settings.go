@@ -86,8 +86,8 @@ type Settings struct {
 		Model         string `json:"model" doc:"model id sub-agents use unless a run names one (model_id)"`
 		APIKeyEnv     string `json:"apiKeyEnv" doc:"environment variable holding the API key, sent as a bearer token (empty or unset: no key)"`
 		Models        struct {
-			Fast string `json:"fast" doc:"model id of the fast worker tier (mechanical work with a clear specification): aw agent run --tier fast"`
-			Good string `json:"good" doc:"model id of the good worker tier (design, judgment, reviewing): aw agent run --tier good"`
+			Fast string `json:"fast" doc:"model id of the fast worker tier (mechanical work with a clear specification): aw agent run --worker-tier fast"`
+			Good string `json:"good" doc:"model id of the good worker tier (design, judgment, reviewing): aw agent run --worker-tier good"`
 		} `json:"models"`
 	} `json:"agents"`
 	MCP struct {

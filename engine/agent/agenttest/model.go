@@ -85,7 +85,10 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	if m.Before != nil {
 		m.Before()
 	}
-	raw, _ := io.ReadAll(r.Body)
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away mid-request (a test killed it)
+	}
 	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 		m.t.Errorf("model: unexpected %s %s", r.Method, r.URL.Path)
 		http.Error(w, "not found", 404)
