@@ -180,8 +180,7 @@ func TestAgentKilledSupervisorResumes(t *testing.T) {
 	dir := agentWorkspace(t, model, 2, "")
 	id := startRun(t, dir, "Read README.md")
 	pid := runState(t, dir, id).PID
-	eventually(t, 10*time.Second, "the model is asked a second time", func() bool { return model.Served() >= 1 && len(transcriptTypes(t, dir, id)) >= 3 })
-	time.Sleep(100 * time.Millisecond)
+	eventually(t, 10*time.Second, "the model is asked a second time", model.Hung)
 	syscall.Kill(pid, syscall.SIGKILL)
 	eventually(t, 5*time.Second, "the killed supervisor is gone", func() bool { return !alive(pid) })
 	st := runAW(t, dir, nil, "agent", "status", id)

@@ -77,6 +77,13 @@ func (p *Process) Served() int {
 	return n
 }
 
+// Hung reports whether a Hang turn's request has arrived (the client is
+// waiting on it).
+func (p *Process) Hung() bool {
+	_, err := os.Stat(strings.TrimSuffix(p.errs, ".errors") + ".hung")
+	return err == nil
+}
+
 // ServeFromEnv serves the script ScriptEnv names and exits, when it is
 // set; otherwise it returns at once. It exits by itself when the test
 // process that started it is gone.
@@ -101,6 +108,10 @@ func ServeFromEnv() {
 	m := New(tb, script...)
 	// After runs with the model's lock held: it reads next directly.
 	m.After = func() { os.WriteFile(path+".served", []byte(fmt.Sprint(m.next)), 0o644) }
+	go func() {
+		<-m.Waiting
+		os.WriteFile(path+".hung", nil, 0o644)
+	}()
 	os.WriteFile(path+".url", []byte(m.URL+"\n"), 0o644)
 	parent := os.Getppid()
 	for os.Getppid() == parent {
