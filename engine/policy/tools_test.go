@@ -266,12 +266,16 @@ var variants = []tcase{
 
 func allowXargs(s *workspace.Settings) { s.Commands.Allow = append(s.Commands.Allow, "xargs") }
 
+// variantAllow is a variant's settings when it names none: the runners
+// and writers the variants exercise are allowed.
+func variantAllow(s *workspace.Settings) {
+	s.Commands.Allow = append(s.Commands.Allow, "vi", "mv", "install", "ln", "touch", "truncate", "chmod", "dd", "xargs")
+}
+
 func TestToolRuleVariants(t *testing.T) {
 	for _, tc := range variants {
 		if tc.setup == nil {
-			tc.setup = func(s *workspace.Settings) {
-				s.Commands.Allow = append(s.Commands.Allow, "vi", "mv", "install", "ln", "touch", "truncate", "chmod", "dd", "xargs")
-			}
+			tc.setup = variantAllow
 		}
 		t.Run(name(tc), func(t *testing.T) {
 			v := run(t, tc)
