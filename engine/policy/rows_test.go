@@ -11,8 +11,9 @@ import (
 )
 
 // The option tables are data: gremlins mutates Go operators, not the
-// rows of a table held in a string. TestEveryRuleRowIsNeeded mutates the
-// rows instead, so that a row cannot lose what it does unnoticed:
+// rows of a table held in a string. TestToolRuleExamples/EveryRowIsNeeded
+// mutates the rows instead, so that a row cannot lose what it does
+// unnoticed:
 //
 //   - every row with an effect loses it in place (write becomes nothing,
 //     run becomes nothing) and some line that used the row must then get
@@ -39,16 +40,68 @@ type ruleRow struct {
 	opts       []*optSpec
 }
 
-// probe is a line checked with its settings, and what it used.
+// probe is a line checked with its settings, what it must get (for a
+// rule's own example: "" allowed, else "refused" or the reason), and what
+// it got and used.
 type probe struct {
-	ws      *workspace.Workspace
-	req     Request
-	allowed bool
-	reason  string
-	used    map[*optSpec]bool
+	rule, line, want string
+	ws               *workspace.Workspace
+	req              Request
+	got              Verdict
+	used             map[*optSpec]bool
 }
 
 func (p *probe) check() Verdict { return Check(p.ws, p.req) }
+
+// exampleProbes are every rule's own allow and refuse examples, checked in
+// a workspace that allows the tool itself.
+func exampleProbes(t *testing.T) []*probe {
+	var out []*probe
+	for _, spec := range uniqueSpecs() {
+		ws := exampleWS(t, spec.names)
+		for _, line := range spec.allow {
+			out = append(out, &probe{rule: spec.names[0], line: line, ws: ws, req: Request{Line: line}})
+		}
+		for _, ex := range spec.refuse {
+			reason, line, ok := strings.Cut(ex, ": ")
+			if !ok || !strings.Contains(reason, "-") || strings.Contains(reason, " ") {
+				reason, line = "refused", ex
+			}
+			out = append(out, &probe{rule: spec.names[0], line: line, want: reason, ws: ws, req: Request{Line: line}})
+		}
+	}
+	return out
+}
+
+// variantProbes are the lines of TestToolRuleVariants.
+func variantProbes(t *testing.T) []*probe {
+	var out []*probe
+	for _, tc := range variants {
+		ws := corpusWS(t)
+		if tc.sh {
+			ws.Settings.Commands.Interpreter = "sh"
+		}
+		if tc.setup == nil {
+			tc.setup = variantAllow
+		}
+		tc.setup(&ws.Settings)
+		out = append(out, &probe{line: tc.line, ws: ws, req: Request{Line: tc.line, Argv: tc.argv}})
+	}
+	return out
+}
+
+// record checks each probe once, noting the option rows it used.
+func record(probes []*probe) []*probe {
+	var cur *probe
+	optionUse = func(o *optSpec) { cur.used[o] = true }
+	defer func() { optionUse = nil }()
+	for _, p := range probes {
+		cur = p
+		p.used = map[*optSpec]bool{}
+		p.got = p.check()
+	}
+	return probes
+}
 
 // tableRows are the rows of every built-in table, each found in its
 // parsed table by its first name.
@@ -131,48 +184,9 @@ func tableRows(t *testing.T) []*ruleRow {
 	return rows
 }
 
-// ruleProbes are the lines the rows are judged by, each checked once with
-// the options it used recorded.
-func ruleProbes(t *testing.T) []*probe {
-	var out []*probe
-	for _, spec := range uniqueSpecs() {
-		ws := exampleWS(t, spec.names)
-		for _, line := range spec.allow {
-			out = append(out, &probe{ws: ws, req: Request{Line: line}})
-		}
-		for _, ex := range spec.refuse {
-			if reason, line, ok := strings.Cut(ex, ": "); ok && strings.Contains(reason, "-") && !strings.Contains(reason, " ") {
-				ex = line
-			}
-			out = append(out, &probe{ws: ws, req: Request{Line: ex}})
-		}
-	}
-	for _, tc := range variants {
-		ws := corpusWS(t)
-		if tc.sh {
-			ws.Settings.Commands.Interpreter = "sh"
-		}
-		if tc.setup == nil {
-			tc.setup = variantAllow
-		}
-		tc.setup(&ws.Settings)
-		out = append(out, &probe{ws: ws, req: Request{Line: tc.line, Argv: tc.argv}})
-	}
-	var cur *probe
-	optionUse = func(o *optSpec) { cur.used[o] = true }
-	defer func() { optionUse = nil }()
-	for _, p := range out {
-		cur = p
-		p.used = map[*optSpec]bool{}
-		v := p.check()
-		p.allowed, p.reason = v.Allowed, v.Reason
-	}
-	return out
-}
-
-func TestEveryRuleRowIsNeeded(t *testing.T) {
+// everyRowIsNeeded judges the rows by probes that record has checked.
+func everyRowIsNeeded(t *testing.T, probes []*probe) {
 	rows := tableRows(t)
-	probes := ruleProbes(t)
 	uses := func(p *probe, r *ruleRow) bool {
 		for _, o := range r.opts {
 			if p.used[o] {
@@ -187,7 +201,7 @@ func TestEveryRuleRowIsNeeded(t *testing.T) {
 		case eRead, eWrite, eWdir, eTarget, eChdir, eCheck, eInner, eRest:
 			allowed := false
 			for _, p := range probes {
-				if p.allowed && uses(p, r) {
+				if p.got.Allowed && uses(p, r) {
 					allowed = true
 					break
 				}
@@ -209,7 +223,7 @@ func TestEveryRuleRowIsNeeded(t *testing.T) {
 		changed := false
 		for _, p := range probes {
 			if uses(p, r) {
-				if v := p.check(); v.Allowed != p.allowed || v.Reason != p.reason {
+				if v := p.check(); v.Allowed != p.got.Allowed || v.Reason != p.got.Reason {
 					changed = true
 					break
 				}

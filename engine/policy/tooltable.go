@@ -14,7 +14,8 @@ const (
 // toolSpecs are the built-in tool rules, one table per tool. They are
 // always on, whatever the settings say, and count as argument rules for
 // their tool. Each carries argv lines it must allow and must refuse;
-// TestToolRuleExamples runs every one.
+// TestToolRuleExamples runs every one, and fails (EveryRowIsNeeded)
+// when a row's effect could be taken away without one of them noticing.
 var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
 	m := map[string]*toolSpec{}
 	for _, t := range []*toolSpec{
