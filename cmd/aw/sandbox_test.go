@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentic-workspace/aw/engine/sandbox"
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // The OS sandbox, tried as a hostile command would: every test runs sh
@@ -301,9 +302,7 @@ func listen(t *testing.T) (string, *atomic.Int32) {
 // cannot connect to a server on 127.0.0.1, and the envelope says it ran
 // without network; with it true, it can.
 func TestSandboxNetwork(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("needs bash for /dev/tcp")
-	}
+	testenv.Need(t, "bash", "apt-get install bash (the test connects through /dev/tcp)")
 	for _, m := range mechanisms {
 		t.Run(m, func(t *testing.T) {
 			if abi, _ := llsyscall.LandlockGetABIVersion(); m == sandbox.Landlock && abi < 4 {

@@ -50,9 +50,9 @@ var makeSpec = &toolSpec{
 	--no-print-directory
 	-W|--what-if|--new-file|--assume-new=FILE
 	--warn-undefined-variables`,
-	allow: []string{"make", "make test", "make -j4 build", "make -C sub test", "make -f build.mk all", "make -s -k test", "make --jobs=8", "make CFLAGS=-O2 test", "make -n"},
+	allow: []string{"make", "make test", "make -j4 build", "make -C sub test", "make -f build.mk all", "make -s -k test", "make --jobs=8", "make CFLAGS=-O2 test", "make -n", "make -I inc test"},
 	refuse: []string{"path-escape: make -C /tmp", "path-escape: make --dir=/tmp test", "path-escape: make -C .git", "nested-command: make --eval='x:;id'", "nested-command: make --ev='x:;id'", "nested-command: make -E 'x:;id'", "path-escape: make -f .env", "nested-command: make -f - x", "nested-command: make --file=/dev/stdin", "nested-command: make -f /dev/fd/0",
-		"denied-pattern: make SHELL=./evil", "denied-pattern: make .SHELLFLAGS=-c", "denied-pattern: make MAKESHELL=/bin/rm", "denied-pattern: make LD_PRELOAD=x.so", "denied-pattern: make --bogus", "denied-pattern: make -Z"},
+		"denied-pattern: make SHELL=./evil", "denied-pattern: make .SHELLFLAGS=-c", "denied-pattern: make MAKESHELL=/bin/rm", "denied-pattern: make LD_PRELOAD=x.so", "denied-pattern: make --bogus", "denied-pattern: make -Z", "path-escape: make -I /tmp test"},
 	why: "runs the recipes of the makefile it reads",
 }
 
@@ -62,10 +62,10 @@ var goSpec = &toolSpec{
 	names: []string{"go"}, mode: goFlags, stopAtOperand: true, operands: []string{"arg"}, hook: "go",
 	opts: "--C=DIR  chdir\n--h|--help",
 	allow: []string{"go test ./...", "go build", "go build -o bin/app ./cmd/app", "go vet ./...", "go test -race -run TestX -count=1 ./pkg/...", "go test ./... -run TestX -v", "go test -coverprofile=c.out ./...", "go mod tidy", "go mod download",
-		"go env GOPATH", "go version", "go list -m all", "go fmt ./...", "go test -bench . -benchtime 100x -run XXX", "go build -ldflags='-s -w' .", "go build -gcflags='all=-N -l' .", "go build -ldflags='-s -w -X main.version=1.2'", "go test -gcflags=-m ./...", "go run ./cmd/x -flag v", "go test -v=true ./...", "go -C sub test", "go get example.com/m@v1", "go test ./... -args -update", "go doc fmt", "go clean -testcache", "go help build", "go build -tags integration ./...", "go test -json ./..."},
+		"go env GOPATH", "go version", "go list -m all", "go fmt ./...", "go test -bench . -benchtime 100x -run XXX", "go build -ldflags='-s -w' .", "go build -gcflags='all=-N -l' .", "go build -ldflags='-s -w -X main.version=1.2'", "go test -gcflags=-m ./...", "go run ./cmd/x -flag v", "go test -v=true ./...", "go -C sub test", "go get example.com/m@v1", "go test ./... -args -update", "go doc fmt", "go clean -testcache", "go help build", "go build -tags integration ./...", "go test -json ./...", "go test -blockprofile=b.out ./...", "go test -fuzzcachedir=fz ./...", "go test -gocoverdir=cov ./...", "go test -memprofile=m.out ./...", "go build -modfile=go.mod .", "go test -mutexprofile=mx.out ./...", "go build -pgo=default.pgo .", "go build -pkgdir=pk .", "go list -reuse=go.mod ./...", "go test -testlogfile=t.log ./...", "go test -trace=t.out ./...", "go test -cpuprofile=c.out ./...", "go test -outputdir=sub ./...", "go build -asmflags=-trimpath=x .", "go build -compiler=gc .", "go mod vendor -o vend"},
 	refuse: []string{"denied-pattern: go test -exec ./evil ./...", "denied-pattern: go test -exec=./evil", "denied-pattern: go build -toolexec=./evil .", "denied-pattern: go build --toolexec ./evil", "denied-pattern: go vet -vettool=./evil ./...", "denied-pattern: go build -ldflags=-extld=./evil .", "denied-pattern: go build '-ldflags=-extldflags=-B/tmp' .", "denied-pattern: go build -compiler=gccgo .", "denied-pattern: go build -gccgoflags=-B/tmp .", "denied-pattern: go build -gcflags=-cpuprofile=/tmp/x .", "denied-pattern: go build '-gcflags=all=-importcfg x' .", "denied-pattern: go build '-ldflags=-s -o /tmp/x' .", "denied-pattern: go test -asmflags=-trace=x ./...", "path-escape: go build -pgo=.env .",
 		"path-escape: go build -o /tmp/x .", "path-escape: go build -o=.git/hooks/pre-commit .", "path-escape: go test -coverprofile=/tmp/c", "path-escape: go test -test.cpuprofile .agentic/x", "path-escape: go test -outputdir /tmp", "path-escape: go -C /tmp build", "path-escape: go -C .. build", "path-escape: go mod vendor -o /tmp/v", "path-escape: go build -modfile=.env .",
-		"denied-pattern: go env -w GOFLAGS=-toolexec=x", "denied-pattern: go env -u GOFLAGS", "nested-command: go generate ./...", "nested-command: go tool ./evil", "denied-pattern: go install ./...", "denied-pattern: go bug", "denied-pattern: go build -bogus .", "nested-command: go frobnicate", "denied-pattern: go test -run X -bogus"},
+		"denied-pattern: go env -w GOFLAGS=-toolexec=x", "denied-pattern: go env -u GOFLAGS", "nested-command: go generate ./...", "nested-command: go tool ./evil", "denied-pattern: go install ./...", "denied-pattern: go bug", "denied-pattern: go build -bogus .", "nested-command: go frobnicate", "denied-pattern: go test -run X -bogus", "path-escape: go test -blockprofile=/tmp/x ./...", "denied-pattern: go run -exec=./evil .", "path-escape: go test -fuzzcachedir=/tmp/x ./...", "path-escape: go test -gocoverdir=/tmp/x ./...", "path-escape: go test -memprofile=/tmp/x ./...", "path-escape: go build -modfile=/etc/passwd .", "path-escape: go test -mutexprofile=/tmp/x ./...", "path-escape: go build -pgo=/etc/passwd .", "path-escape: go build -pkgdir=/tmp/x .", "path-escape: go list -reuse=/etc/passwd ./...", "path-escape: go test -testlogfile=/tmp/x ./...", "path-escape: go test -trace=/tmp/x ./...", "denied-pattern: go build -overlay=o.json ."},
 	why: "builds and runs Go code; -exec, -toolexec, -vettool and linker flags name programs",
 }
 
@@ -358,9 +358,9 @@ var pkgSpec = &toolSpec{
 	--allow-same-version
 	--provenance
 	--pack-destination=DIR  wdir`,
-	allow: []string{"npm test", "npm run build", "npm run lint -- --fix", "npm ci", "npm install --save-dev eslint", "npm install", "npm i -D typescript", "npm ls --depth=0", "npm outdated", "npm audit", "npm run test -- --watch=false", "pnpm install --frozen-lockfile", "pnpm --filter web test", "yarn", "yarn test", "yarn add -D vitest", "bun install", "bun test", "npm --prefix sub test", "npm -w pkg run build", "npm pack --dry-run"},
+	allow: []string{"npm test", "npm run build", "npm run lint -- --fix", "npm ci", "npm install --save-dev eslint", "npm install", "npm i -D typescript", "npm ls --depth=0", "npm outdated", "npm audit", "npm run test -- --watch=false", "pnpm install --frozen-lockfile", "pnpm --filter web test", "yarn", "yarn test", "yarn add -D vitest", "bun install", "bun test", "npm --prefix sub test", "npm -w pkg run build", "npm pack --dry-run", "npm pack --pack-destination=dist", "npm --cache=.npm-cache ci", "npm install --location=project x"},
 	refuse: []string{"denied-pattern: npm --script-shell=./evil test", "denied-pattern: npm --scr=./evil test", "denied-pattern: npm test --shell ./evil", "denied-pattern: npm --node-options=--require=./x.js test", "nested-command: npm --userconfig=./rc test", "denied-pattern: npm install -g x", "denied-pattern: npm --location=global i x", "path-escape: npm --prefix /tmp test", "path-escape: npm --cache=.git/c ci",
-		"denied-executable: npm exec rm x", "denied-executable: npm x -- rm x", "nested-command: npm exec -c 'rm x'", "denied-executable: yarn exec rm x", "denied-executable: yarn dlx rm", "denied-executable: pnpm dlx rm", "denied-pattern: npm config set script-shell x", "denied-pattern: npm set script-shell x", "denied-pattern: npm link", "nested-command: npm init x", "nested-command: yarn create x", "denied-pattern: npm --bogus test", "denied-pattern: npm install --foo=bar"},
+		"denied-executable: npm exec rm x", "denied-executable: npm x -- rm x", "nested-command: npm exec -c 'rm x'", "denied-executable: yarn exec rm x", "denied-executable: yarn dlx rm", "denied-executable: pnpm dlx rm", "denied-pattern: npm config set script-shell x", "denied-pattern: npm set script-shell x", "denied-pattern: npm link", "nested-command: npm init x", "nested-command: yarn create x", "denied-pattern: npm --bogus test", "denied-pattern: npm install --foo=bar", "denied-pattern: npm --editor=./evil test", "nested-command: npm --onload-script=x.js test", "path-escape: npm pack --pack-destination=/tmp/x"},
 	why: "runs package.json scripts; configuration keys name the shell, node's options and other programs",
 }
 
@@ -513,8 +513,8 @@ var rsyncSpec = &toolSpec{
 	--config=FILE  script  an rsyncd.conf names programs to run
 	--dparam=OVERRIDE  refuse  it overrides daemon settings
 	--help`,
-	allow:  []string{"rsync -a src/ dst/", "rsync -av --delete sub/ backup/", "rsync -az sub/ user@host:backup/", "rsync -a --exclude=node_modules sub/ dst/", "rsync -n -a sub/ dst/", "rsync -a host:src/ sub/"},
-	refuse: []string{"denied-pattern: rsync -e ./evil a host:b", "denied-pattern: rsync -vrse ./evil a b", "denied-pattern: rsync --rsh=./evil a b", "denied-pattern: rsync --rs=./evil a b", "denied-pattern: rsync --rsync-path=./evil a host:b", "denied-pattern: rsync --rsync-p=x a b", "path-escape: rsync -a sub/ /tmp/x/", "path-escape: rsync -a sub/ .git/hooks/", "path-escape: rsync -a .env sub/", "path-escape: rsync -a /etc/shadow sub/", "path-escape: rsync --log-file=/tmp/l a b", "path-escape: rsync -a --remove-source-files .git/config sub/", "denied-pattern: rsync --read-batch=b sub/", "denied-pattern: rsync -M--log-file=/tmp/x a b", "denied-pattern: rsync -b --suffix=/../x a b", "path-escape: rsync --filter='merge .env' a b", "denied-pattern: rsync --files-from=- a b", "denied-pattern: rsync -a --files-from=list . b/", "denied-pattern: rsync --bogus a b"},
+	allow:  []string{"rsync -a src/ dst/", "rsync -av --delete sub/ backup/", "rsync -az sub/ user@host:backup/", "rsync -a --exclude=node_modules sub/ dst/", "rsync -n -a sub/ dst/", "rsync -a host:src/ sub/", "rsync -a --backup-dir=bak -b sub/ dst/", "rsync -a --compare-dest=old sub/ dst/", "rsync -a --copy-dest=old sub/ dst/", "rsync --early-input=in.txt -a sub/ host:dst/", "rsync --exclude-from=ex.txt -a sub/ dst/", "rsync --include-from=in.txt -a sub/ dst/", "rsync -a --link-dest=old sub/ dst/", "rsync --only-write-batch=b.bin -a sub/ dst/", "rsync -a --partial-dir=part sub/ dst/", "rsync --password-file=pw.txt -a sub/ host::m", "rsync --write-batch=b.bin -a sub/ dst/", "rsync -a -T tmp sub/ dst/", "rsync -a --log-file=r.log sub/ dst/", "rsync -b --suffix=.bak -a sub/ dst/", "rsync -a --filter='- *.o' sub/ dst/"},
+	refuse: []string{"denied-pattern: rsync -e ./evil a host:b", "denied-pattern: rsync -vrse ./evil a b", "denied-pattern: rsync --rsh=./evil a b", "denied-pattern: rsync --rs=./evil a b", "denied-pattern: rsync --rsync-path=./evil a host:b", "denied-pattern: rsync --rsync-p=x a b", "path-escape: rsync -a sub/ /tmp/x/", "path-escape: rsync -a sub/ .git/hooks/", "path-escape: rsync -a .env sub/", "path-escape: rsync -a /etc/shadow sub/", "path-escape: rsync --log-file=/tmp/l a b", "path-escape: rsync -a --remove-source-files .git/config sub/", "denied-pattern: rsync --read-batch=b sub/", "denied-pattern: rsync -M--log-file=/tmp/x a b", "denied-pattern: rsync -b --suffix=/../x a b", "path-escape: rsync --filter='merge .env' a b", "denied-pattern: rsync --files-from=- a b", "denied-pattern: rsync -a --files-from=list . b/", "denied-pattern: rsync --bogus a b", "path-escape: rsync -a --backup-dir=/tmp/b -b sub/ dst/", "path-escape: rsync -a --compare-dest=/etc sub/ dst/", "nested-command: rsync --config=r.conf -a sub/ dst/", "denied-pattern: rsync --copy-as=root -a sub/ dst/", "path-escape: rsync -a --copy-dest=/etc sub/ dst/", "denied-pattern: rsync --daemon", "denied-pattern: rsync --dparam=x=y -a sub/ dst/", "path-escape: rsync --early-input=/etc/passwd -a sub/ host:dst/", "path-escape: rsync --exclude-from=/etc/passwd -a sub/ dst/", "path-escape: rsync --include-from=/etc/passwd -a sub/ dst/", "path-escape: rsync -a --link-dest=/etc sub/ dst/", "path-escape: rsync --only-write-batch=/tmp/b -a sub/ dst/", "path-escape: rsync -a --partial-dir=/tmp/p sub/ dst/", "path-escape: rsync --password-file=/etc/passwd -a sub/ host::m", "path-escape: rsync --write-batch=/tmp/b -a sub/ dst/", "path-escape: rsync -a -T /tmp sub/ dst/"},
 	why:    "copies files, and runs a remote shell (-e) and a remote program (--rsync-path)",
 }
 
@@ -589,8 +589,8 @@ var zipSpec = &toolSpec{
 	-ic|--case-insensitive
 	-UN|--unicode=MODE
 	-$|--volume-label`,
-	allow:  []string{"zip -r out.zip dir", "zip -q -r dist/app.zip sub", "zip -9 out.zip a b", "zip -r out.zip sub -x '*.o'", "zip -T out.zip"},
-	refuse: []string{"denied-pattern: zip -T -TT ./evil out.zip f", "denied-pattern: zip -TT./evil out.zip f", "denied-pattern: zip -qTT./evil out.zip f", "denied-pattern: zip --unzip-command=./evil out.zip f", "denied-pattern: zip --unzip-c=./evil out.zip f", "path-escape: zip /tmp/o.zip f", "path-escape: zip .git/x.zip f", "path-escape: zip -r out.zip .env", "path-escape: zip -O /tmp/x out.zip", "path-escape: zip -b /tmp out.zip f", "path-escape: zip -m out.zip .git/config", "denied-pattern: zip -@ out.zip", "denied-pattern: zip --bogus out.zip f"},
+	allow:  []string{"zip -r out.zip dir", "zip -q -r dist/app.zip sub", "zip -9 out.zip a b", "zip -r out.zip sub -x '*.o'", "zip -T out.zip", "zip -O new.zip out.zip", "zip -b sub out.zip f", "zip -lf zip.log out.zip f"},
+	refuse: []string{"denied-pattern: zip -T -TT ./evil out.zip f", "denied-pattern: zip -TT./evil out.zip f", "denied-pattern: zip -qTT./evil out.zip f", "denied-pattern: zip --unzip-command=./evil out.zip f", "denied-pattern: zip --unzip-c=./evil out.zip f", "path-escape: zip /tmp/o.zip f", "path-escape: zip .git/x.zip f", "path-escape: zip -r out.zip .env", "path-escape: zip -O /tmp/x out.zip", "path-escape: zip -b /tmp out.zip f", "path-escape: zip -m out.zip .git/config", "denied-pattern: zip -@ out.zip", "denied-pattern: zip --bogus out.zip f", "path-escape: zip -lf /tmp/log out.zip f"},
 }
 
 // unzip (and bsdtar-like extractors below) write the member paths the
@@ -621,7 +621,7 @@ var unzipSpec = &toolSpec{
 	-d=DIR  wdir
 	-P=PW
 	-h`,
-	allow:  []string{"unzip -l out.zip", "unzip -p out.zip README.md", "unzip -t out.zip"},
+	allow:  []string{"unzip -l out.zip", "unzip -p out.zip README.md", "unzip -t out.zip", "unzip -l -d sub out.zip"},
 	refuse: []string{"denied-pattern: unzip out.zip", "denied-pattern: unzip -o out.zip -d sub", "path-escape: unzip -l .env", "path-escape: unzip -d .git -o x.zip"},
 }
 
@@ -668,8 +668,8 @@ var patchSpec = &toolSpec{
 	-x|--debug=N
 	-v|--version
 	--help`,
-	allow:  []string{"patch --dry-run -p1 -i fix.patch"},
-	refuse: []string{"denied-pattern: patch -p1 -i fix.patch", "denied-pattern: patch -p0", "path-escape: patch --dry-run -i .env", "denied-pattern: patch --dry-run -e -i x"},
+	allow:  []string{"patch --dry-run -p1 -i fix.patch", "patch --dry-run -d sub -p1 -i fix.patch", "patch --dry-run -o out.txt -i fix.patch", "patch --dry-run -r rej.txt -i fix.patch", "patch --dry-run -b -z .orig -i fix.patch"},
+	refuse: []string{"denied-pattern: patch -p1 -i fix.patch", "denied-pattern: patch -p0", "path-escape: patch --dry-run -i .env", "denied-pattern: patch --dry-run -e -i x", "denied-pattern: patch --dry-run -B /tmp/ -i fix.patch", "denied-pattern: patch --dry-run -Y x/ -i fix.patch", "path-escape: patch --dry-run -d /tmp -i fix.patch", "path-escape: patch --dry-run -o /tmp/x -i fix.patch", "path-escape: patch --dry-run -r .git/x -i fix.patch", "denied-pattern: patch --dry-run -b -z /x -i fix.patch"},
 }
 
 // emacs reads Lisp from its options and from the files it visits; only
@@ -705,8 +705,8 @@ var emacsSpec = &toolSpec{
 	--terminal|-t=DEVICE  refuse  it opens another terminal
 	--version
 	--help`,
-	allow:  []string{"emacs README.md", "emacs -nw README.md", "emacs -Q README.md", "emacs +12 README.md"},
-	refuse: []string{"denied-pattern: emacs --eval '(shell-command \"id\")'", "denied-pattern: emacs -eval '(x)'", "denied-pattern: emacs --ev='(x)'", "nested-command: emacs -batch -l x.el", "nested-command: emacs -l x.el", "nested-command: emacs -load x.el", "denied-pattern: emacs -funcall x", "denied-pattern: emacs -f x", "nested-command: emacs --script x.el", "nested-command: emacs -script x.el", "path-escape: emacs .env", "denied-pattern: emacs --bogus f", "denied-pattern: emacs '+1:2' f", "denied-pattern: emacs --daemon"},
+	allow:  []string{"emacs README.md", "emacs -nw README.md", "emacs -Q README.md", "emacs +12 README.md", "emacs --chdir=sub README.md", "emacs --file=README.md", "emacs --insert=go.mod README.md", "emacs --visit=README.md"},
+	refuse: []string{"denied-pattern: emacs --eval '(shell-command \"id\")'", "denied-pattern: emacs -eval '(x)'", "denied-pattern: emacs --ev='(x)'", "nested-command: emacs -batch -l x.el", "nested-command: emacs -l x.el", "nested-command: emacs -load x.el", "denied-pattern: emacs -funcall x", "denied-pattern: emacs -f x", "nested-command: emacs --script x.el", "nested-command: emacs -script x.el", "path-escape: emacs .env", "denied-pattern: emacs --bogus f", "denied-pattern: emacs '+1:2' f", "denied-pattern: emacs --daemon", "nested-command: emacs --batch README.md", "path-escape: emacs --chdir=/tmp README.md", "nested-command: emacs -L lisp README.md", "nested-command: emacs --dump-file=x.pdmp", "path-escape: emacs --visit=/etc/passwd", "nested-command: emacs --init-directory=sub", "path-escape: emacs --insert=/etc/passwd README.md", "denied-pattern: emacs --kill", "denied-pattern: emacs -t /dev/tty2 README.md", "nested-command: emacs -u root README.md", "nested-command: emacs -x x.el"},
 }
 
 var scpSpec = &toolSpec{
@@ -737,7 +737,7 @@ var scpSpec = &toolSpec{
 	-S=PROGRAM  run  it names the program scp runs as ssh
 	-X=OPTION`,
 	allow:  []string{"scp sub/f.txt host:dir/", "scp -r host:dir sub/", "scp -P 2222 -o BatchMode=yes f host:", "scp -i key f host:"},
-	refuse: []string{"denied-pattern: scp -S ./evil a host:b", "denied-pattern: scp -qS./evil a host:b", "denied-pattern: scp -D ./evil a host:b", "nested-command: scp -F cfg a host:b", "nested-command: scp -qFcfg a host:b", "denied-pattern: scp -o ProxyCommand=id a host:b", "denied-pattern: scp -oLocalCommand=id a host:b", "denied-pattern: scp -o 'Match exec id' a host:b", "denied-pattern: scp -o PKCS11Provider=./x.so a h:b", "path-escape: scp sub/f.txt .git/hooks/pre-commit", "path-escape: scp host:x /tmp/y", "path-escape: scp .env host:", "denied-pattern: scp -Z a b"},
+	refuse: []string{"denied-pattern: scp -S ./evil a host:b", "denied-pattern: scp -qS./evil a host:b", "denied-pattern: scp -D ./evil a host:b", "nested-command: scp -F cfg a host:b", "nested-command: scp -qFcfg a host:b", "denied-pattern: scp -o ProxyCommand=id a host:b", "denied-pattern: scp -oLocalCommand=id a host:b", "denied-pattern: scp -o 'Match exec id' a host:b", "denied-pattern: scp -o PKCS11Provider=./x.so a h:b", "path-escape: scp sub/f.txt .git/hooks/pre-commit", "path-escape: scp host:x /tmp/y", "path-escape: scp .env host:", "denied-pattern: scp -Z a b", "denied-pattern: scp -J jump a host:b", "path-escape: scp -i /etc/passwd a host:b"},
 }
 
 var sftpSpec = &toolSpec{
@@ -767,8 +767,8 @@ var sftpSpec = &toolSpec{
 	-R=N
 	-S=PROGRAM  run  it names the program sftp runs as ssh
 	-s=SUBSYSTEM  run  it names the program or subsystem to run`,
-	allow:  []string{"sftp host"},
-	refuse: []string{"denied-pattern: sftp -S ./evil host", "nested-command: sftp -b cmds host", "denied-pattern: sftp -D ./evil", "denied-pattern: sftp -o ProxyCommand=id host"},
+	allow:  []string{"sftp host", "sftp -i key host", "sftp -o BatchMode=yes host"},
+	refuse: []string{"denied-pattern: sftp -S ./evil host", "nested-command: sftp -b cmds host", "denied-pattern: sftp -D ./evil", "denied-pattern: sftp -o ProxyCommand=id host", "nested-command: sftp -F cfg host", "denied-pattern: sftp -J jump host", "path-escape: sftp -i /etc/ssh/key host", "denied-pattern: sftp -s ./evil host"},
 }
 
 // sshSafeOptions are the -o keys that change neither which program runs

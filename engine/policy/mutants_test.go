@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -242,5 +243,42 @@ func TestContinuationAnywhere(t *testing.T) {
 		if got := continues(tc.s); got != tc.want {
 			t.Errorf("continues(%q) = %v", tc.s, got)
 		}
+	}
+}
+
+// A $'…' word is refused, and the refusal shows the characters bash would
+// read, so they can be written in plain quotes: \x takes at most two hex
+// digits (of either case), stops at the first other byte, and is kept as
+// text when none follows.
+func TestANSICQuotingShowsItsCharacters(t *testing.T) {
+	for body, want := range map[string]string{
+		`\x41`:                              "A",
+		`\x414`:                             "A4",
+		`\x41b`:                             "Ab",
+		`\x4`:                               "\x04",
+		`\x4g`:                              "\x04g",
+		`\xg`:                               `\xg`,
+		`\x`:                                `\x`,
+		`\x09\x0a\x0f\x0F\x0A`:              "\t\n\x0f\x0f\n",
+		`\x0/\x9:\xaG\xA@\xF` + "`" + `\xf`: "\x00/\t:\nG\n@\x0f`\x0f",
+		`a\nb\t\e[2K`:                       "a\nb\t\x1b[2K",
+	} {
+		line := "echo $'" + body + "'"
+		v := shCheck(t, line)
+		wantRefused(t, line, v, UnsupportedSyntax, "bash reads $'"+body+"' as "+strconv.Quote(want))
+	}
+}
+
+// A quoted glob character in a glob word is literal: cat '*'n* names files
+// starting with "*n" (none here), not .env; unquoted, the same word reaches
+// the denied file. (Argument rules are off: a glob is otherwise refused
+// before its matches are read.)
+func TestQuotedGlobCharacterIsLiteral(t *testing.T) {
+	globs := func(line string) Verdict { return run(t, tcase{sh: true, line: line, setup: noArgRules}) }
+	for _, line := range []string{`cat '*'n*`, `cat "*"n*`, `cat '?'env*`, `cat "?"env*`} {
+		wantAllowed(t, line, globs(line))
+	}
+	for _, line := range []string{`cat *n*`, `cat ?env*`} {
+		wantRefused(t, line, globs(line), PathEscape, ".env")
 	}
 }

@@ -179,3 +179,41 @@ func TestGitSymlinkDotGit(t *testing.T) {
 		t.Errorf("git with .git -> gitdata: %+v", v)
 	}
 }
+
+// TestSecondToolchainOnPath: a path-qualified tool of an allowed name in
+// a directory on the command's PATH after the first (a second toolchain a
+// human installed) runs; the same file off PATH is a look-alike, refused.
+// A PATH entry that is a symlink to the directory counts as it.
+func TestSecondToolchainOnPath(t *testing.T) {
+	ws := fixture(t)
+	ws.Settings.Commands.InheritEnv = []string{"PATH"}
+	ws.Settings.Commands.Allow = append(ws.Settings.Commands.Allow, "go")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "toolchain", "bin")
+	writeExe(t, filepath.Join(bin, "go"))
+	link := filepath.Join(dir, "gobin")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	line := filepath.Join(bin, "go") + " version"
+	path := os.Getenv("PATH")
+	for _, tc := range []struct {
+		path    string
+		allowed bool
+	}{
+		{path, false},
+		{path + string(filepath.ListSeparator) + bin, true},
+		{path + string(filepath.ListSeparator) + link, true},
+	} {
+		t.Setenv("PATH", tc.path)
+		v := Check(ws, Request{Line: line})
+		if tc.allowed {
+			wantAllowed(t, line+" with PATH ending "+filepath.Base(tc.path), v)
+		} else {
+			wantRefused(t, line, v, NotAllowed, "which is not the go on the command's PATH")
+		}
+	}
+}

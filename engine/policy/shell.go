@@ -230,8 +230,7 @@ func (c *checker) word(w *syntax.Word, body bool) word {
 			glob.WriteString(p.Value) // the shell's backslashes are filepath.Match's
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				b.WriteString(decodeANSIC(p.Value))
-				c.unsupported("$'…' quoting", "not every /bin/sh reads it the same way; write the characters in plain single quotes")
+				c.unsupported("$'…' quoting", "not every /bin/sh reads it the same way; write the characters in plain single quotes (bash reads $'"+p.Value+"' as "+strconv.Quote(decodeANSIC(p.Value))+")")
 				continue
 			}
 			b.WriteString(p.Value)
@@ -382,8 +381,8 @@ func unescapeDouble(s string) string {
 	return b.String()
 }
 
-// decodeANSIC decodes the body of $'…' (so the refused command is shown as
-// it would run).
+// decodeANSIC decodes the body of $'…' as bash does, so the refusal can
+// show which characters to write in plain quotes.
 func decodeANSIC(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

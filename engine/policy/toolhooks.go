@@ -101,7 +101,6 @@ var valueRules = map[string]func(c *checker, exe string, u used){
 			c.assign(name, exe)
 		}
 	},
-	"tarfile": func(c *checker, exe string, u used) {}, // read by tarHook, which knows the mode
 	"plus": func(c *checker, exe string, u used) {
 		// less +cmd: only motions and searches; ! | s v E and the rest
 		// run commands, write files or open other files.

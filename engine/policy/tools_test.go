@@ -47,37 +47,27 @@ func uniqueSpecs() []*toolSpec {
 // must allow and must refuse (Codex execpolicy's match / not_match): a
 // rule whose example disagrees fails here, naming the rule and the line.
 func TestToolRuleExamples(t *testing.T) {
-	total := 0
 	for _, spec := range uniqueSpecs() {
 		if _, err := spec.table(); err != nil {
 			t.Errorf("%v", err)
-			continue
 		}
 		if len(spec.allow)+len(spec.refuse) == 0 && spec.names[0] != "sh" {
 			t.Errorf("the %s rule has no examples", spec.names[0])
 		}
-		ws := exampleWS(t, spec.names)
-		for _, line := range spec.allow {
-			total++
-			if v := Check(ws, Request{Line: line}); !v.Allowed {
-				t.Errorf("%s rule: its allow example %q is refused (%s): %s", spec.names[0], line, v.Reason, v.Message)
-			}
-		}
-		for _, ex := range spec.refuse {
-			total++
-			reason, line, ok := strings.Cut(ex, ": ")
-			if !ok || !strings.Contains(reason, "-") || strings.Contains(reason, " ") {
-				reason, line = "", ex
-			}
-			v := Check(ws, Request{Line: line})
-			switch {
-			case v.Allowed:
-				t.Errorf("%s rule: its refuse example %q is allowed", spec.names[0], line)
-			case reason != "" && v.Reason != reason:
-				t.Errorf("%s rule: its refuse example %q is refused as %s, the example says %s: %s", spec.names[0], line, v.Reason, reason, v.Message)
-			case v.Message == "":
-				t.Errorf("%s rule: %q is refused without a message", spec.names[0], line)
-			}
+	}
+	probes := record(exampleProbes(t))
+	for _, p := range probes {
+		v := p.got
+		switch {
+		case p.want == "" && !v.Allowed:
+			t.Errorf("%s rule: its allow example %q is refused (%s): %s", p.rule, p.line, v.Reason, v.Message)
+		case p.want == "":
+		case v.Allowed:
+			t.Errorf("%s rule: its refuse example %q is allowed", p.rule, p.line)
+		case p.want != "refused" && v.Reason != p.want:
+			t.Errorf("%s rule: its refuse example %q is refused as %s, the example says %s: %s", p.rule, p.line, v.Reason, p.want, v.Message)
+		case v.Message == "":
+			t.Errorf("%s rule: %q is refused without a message", p.rule, p.line)
 		}
 	}
 	for sub := range gitSections() {
@@ -85,7 +75,10 @@ func TestToolRuleExamples(t *testing.T) {
 			t.Errorf("git %s: %v", sub, err)
 		}
 	}
-	t.Logf("%d tool rules, %d examples, %d git subcommand tables", len(uniqueSpecs()), total, len(gitSections()))
+	t.Logf("%d tool rules, %d examples, %d git subcommand tables", len(uniqueSpecs()), len(probes), len(gitSections()))
+	t.Run("EveryRowIsNeeded", func(t *testing.T) {
+		everyRowIsNeeded(t, append(probes, record(variantProbes(t))...))
+	})
 }
 
 // TestRuleTableErrors: a table that does not parse fails closed.
@@ -266,12 +259,16 @@ var variants = []tcase{
 
 func allowXargs(s *workspace.Settings) { s.Commands.Allow = append(s.Commands.Allow, "xargs") }
 
+// variantAllow is a variant's settings when it names none: the runners
+// and writers the variants exercise are allowed.
+func variantAllow(s *workspace.Settings) {
+	s.Commands.Allow = append(s.Commands.Allow, "vi", "mv", "install", "ln", "touch", "truncate", "chmod", "dd", "xargs")
+}
+
 func TestToolRuleVariants(t *testing.T) {
 	for _, tc := range variants {
 		if tc.setup == nil {
-			tc.setup = func(s *workspace.Settings) {
-				s.Commands.Allow = append(s.Commands.Allow, "vi", "mv", "install", "ln", "touch", "truncate", "chmod", "dd", "xargs")
-			}
+			tc.setup = variantAllow
 		}
 		t.Run(name(tc), func(t *testing.T) {
 			v := run(t, tc)

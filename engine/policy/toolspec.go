@@ -303,6 +303,18 @@ type toolCall struct {
 	depth    int
 }
 
+// add records an option as given.
+func (t *toolCall) add(u used) {
+	t.opts = append(t.opts, u)
+	if optionUse != nil {
+		optionUse(u.o)
+	}
+}
+
+// optionUse, set only by a test, sees every option row a call reads (the
+// test that every table row is needed by some example).
+var optionUse func(*optSpec)
+
 // has reports whether the option with canonical name n was given.
 func (t *toolCall) has(names ...string) bool {
 	for _, u := range t.opts {
@@ -414,7 +426,7 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 			if !value(&u, &i, val, eq) {
 				return nil
 			}
-			call.opts = append(call.opts, u)
+			call.add(u)
 			if o.eff == eRest {
 				// The words after go test -args are the test binary's:
 				// they are not go's options, but the binary still reads
@@ -440,7 +452,7 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 						}
 						u.val, u.given = v, true
 					}
-					call.opts = append(call.opts, u)
+					call.add(u)
 				}
 				return call
 			}
@@ -488,7 +500,7 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 			if !value(&u, &i, val, eq) {
 				return nil
 			}
-			call.opts = append(call.opts, u)
+			call.add(u)
 		case strings.HasPrefix(s, "--") || t.mode == exact:
 			name, val, eq := strings.Cut(strings.TrimLeft(s, "-"), "=")
 			if t.mode == exact && !strings.HasPrefix(s, "--") {
@@ -502,7 +514,7 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 						}
 						u.val, u.given = v, true
 					}
-					call.opts = append(call.opts, u)
+					call.add(u)
 					continue
 				}
 				c.unknownOption(t, exe, s, "unknown")
@@ -521,7 +533,7 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 			if !value(&u, &i, val, eq) {
 				return nil
 			}
-			call.opts = append(call.opts, u)
+			call.add(u)
 		default:
 			// A bundle of short options: -nv, -oFILE, -n5, -i.bak.
 			for j := 1; j < len(s); j++ {
@@ -549,10 +561,10 @@ func (c *checker) parseTool(t *toolSpec, exe string, args []word, depth int) *to
 						}
 						u.val, u.given = v, true
 					}
-					call.opts = append(call.opts, u)
+					call.add(u)
 					break
 				}
-				call.opts = append(call.opts, u)
+				call.add(u)
 			}
 		}
 	}
@@ -579,7 +591,7 @@ func (c *checker) oldTarBundle(t *toolSpec, tab *optTable, call *toolCall, args 
 			*i++
 			u.val, u.given = args[*i], true
 		}
-		call.opts = append(call.opts, u)
+		call.add(u)
 	}
 }
 
@@ -648,7 +660,7 @@ func (c *checker) parseExpression(t *toolSpec, tab *optTable, call *toolCall, ar
 				c.refuse(NestedCommand, call.exe, "", "`%s %s` has no command ending in ; or +, so the policy cannot read what it runs; write `%s … %s CMD ARGS {} \\;`", call.exe, s, call.exe, s)
 				return nil
 			}
-			call.opts = append(call.opts, u)
+			call.add(u)
 			c.command(args[i+1:end], call.depth+1)
 			if c.refused {
 				return nil
@@ -656,7 +668,7 @@ func (c *checker) parseExpression(t *toolSpec, tab *optTable, call *toolCall, ar
 			i = end
 			continue
 		}
-		call.opts = append(call.opts, u)
+		call.add(u)
 	}
 	return call
 }

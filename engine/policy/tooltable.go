@@ -14,7 +14,8 @@ const (
 // toolSpecs are the built-in tool rules, one table per tool. They are
 // always on, whatever the settings say, and count as argument rules for
 // their tool. Each carries argv lines it must allow and must refuse;
-// TestToolRuleExamples runs every one.
+// TestToolRuleExamples runs every one, and fails (EveryRowIsNeeded)
+// when a row's effect could be taken away without one of them noticing.
 var toolSpecs = sync.OnceValue(func() map[string]*toolSpec {
 	m := map[string]*toolSpec{}
 	for _, t := range []*toolSpec{
@@ -178,8 +179,8 @@ var xargsSpec = &toolSpec{
 	--show-limits
 	--help
 	--version`,
-	allow:  []string{"xargs grep -l foo", "xargs -0 -n 10 wc -l", "xargs"},
-	refuse: []string{"denied-executable: xargs rm", "denied-executable: xargs -0 rm -f", "denied-executable: xargs -n1 -P4 rm", "not-allowed: xargs -I{} {} x", "denied-pattern: xargs git log", "denied-executable: xargs -- rm", "denied-pattern: xargs sh -c 'rm x'", "nested-command: xargs --bogus grep x"},
+	allow:  []string{"xargs grep -l foo", "xargs -0 -n 10 wc -l", "xargs", "xargs --process-slot-var=SLOT grep x", "xargs -a list.txt grep x"},
+	refuse: []string{"denied-executable: xargs rm", "denied-executable: xargs -0 rm -f", "denied-executable: xargs -n1 -P4 rm", "not-allowed: xargs -I{} {} x", "denied-pattern: xargs git log", "denied-executable: xargs -- rm", "denied-pattern: xargs sh -c 'rm x'", "nested-command: xargs --bogus grep x", "path-escape: xargs -a /etc/passwd grep x"},
 }
 
 var setsidSpec = &toolSpec{
@@ -222,6 +223,7 @@ var shSpec = &toolSpec{
 	--init-file=FILE  script
 	--help
 	--version`,
+	refuse: []string{"nested-command: bash --init-file x.sh -c 'go vet'", "nested-command: bash --rcfile x.sh -c 'go vet'", "nested-command: sh -i -c 'go vet'", "nested-command: sh -s -c 'go vet'"},
 }
 
 // --- find: an expression whose actions run, write or delete ---
@@ -307,7 +309,7 @@ var findSpec = &toolSpec{
 	-fls=FILE  refuse  it writes a file the policy does not check; print to stdout instead
 	-fprintf==FILE  refuse  it writes a file the policy does not check; print to stdout instead
 	-delete  refuse  it deletes every match; delete files with aw edit so the change can be reviewed and rolled back`,
-	allow: []string{"find . -name '*.go'", "find . -name '*.tmp' -exec ls -l {} \\;", "find sub -type f -newer go.mod -print", "find -L . -maxdepth 2 \\( -name a -o -name b \\) -print0", "find . -newermt 2024-01-01"},
+	allow: []string{"find . -name '*.go'", "find . -name '*.tmp' -exec ls -l {} \\;", "find sub -type f -newer go.mod -print", "find -L . -maxdepth 2 \\( -name a -o -name b \\) -print0", "find . -newermt 2024-01-01", "find . -execdir grep -l x {} +", "find . -ok grep x {} \\;", "find . -okdir grep x {} \\;"},
 	refuse: []string{"denied-pattern: find -files0-from list -name x", "denied-executable: find . -exec rm {} \\;", "denied-executable: find . -execdir rm {} +", "denied-executable: find . -ok rm {} \\;", "denied-executable: find . -okdir rm {} \\;",
 		"denied-executable: find . -name x -o -exec rm {} \\;", "denied-pattern: find . -fprint x", "denied-pattern: find . -fprintf x %p", "denied-pattern: find . -fls x", "denied-pattern: find . -fprint0 x", "denied-pattern: find . -delete",
 		"nested-command: find . -exec sh -c id \\;", "nested-command: find . -exec", "denied-pattern: find . -evil", "path-escape: find .env -exec cat {} +", "path-escape: find / -name x", "nested-command: find . -exec find . -exec rm {} \\; \\;"},
@@ -378,7 +380,7 @@ var awkSpec = &toolSpec{
 	refuse: []string{"denied-pattern: awk 'BEGIN{system(\"id\")}'", "denied-pattern: awk '{print | \"sh\"}' f", "denied-pattern: awk 'BEGIN{\"id\" | getline x}'", "denied-pattern: awk '{print > \"/tmp/x\"}' f", "denied-pattern: awk '{printf \"%s\", $0 >> \"out\"}' f", "denied-pattern: awk 'BEGIN{getline l < \"/etc/passwd\"}'", "denied-pattern: awk 'BEGIN{f=\"sys\" \"tem\"; @f(\"id\")}'", "denied-pattern: awk -e 'BEGIN{system(\"id\")}' f",
 		"nested-command: awk -f p.awk f", "nested-command: awk -vx=1 -f p.awk f", "denied-pattern: awk --fi=p.awk f", "nested-command: awk --fil=p.awk f", "nested-command: gawk -l ext f", "nested-command: gawk -E p.awk", "denied-pattern: gawk -o/tmp/x 1 f", "denied-pattern: awk -W exec=p.awk", "denied-pattern: awk -v LD_PRELOAD=x 1 f",
 		"denied-pattern: awk '{print a[\"}\"] > \"/tmp/x\"}' f", "denied-pattern: awk '{print /}/ > \"x\"}' f", "denied-pattern: awk '$0 ~ /\"/ {print > \"x\"}' f", "denied-pattern: awk '{print $1,\n$2 > \"x\"}' f", "denied-pattern: awk '{print \\\n> \"x\"}' f", "denied-pattern: awk '{printf(\"%s\", $0) > \"x\"}' f",
-		"denied-pattern: awk 'BEGIN{ARGV[1]=\".env\";ARGC=2}{print}'"},
+		"denied-pattern: awk 'BEGIN{ARGV[1]=\".env\";ARGC=2}{print}'", "nested-command: awk -D 1 f", "denied-pattern: awk -d 1 f", "nested-command: awk -i lib.awk 1 f", "denied-pattern: awk -p 1 f"},
 }
 
 var sortSpec = &toolSpec{
@@ -416,8 +418,8 @@ var sortSpec = &toolSpec{
 	-z|--zero-terminated
 	--help
 	--version`,
-	allow:  []string{"sort f", "sort -rn -k2 f", "sort -o out.txt f", "sort -ooutput.txt f", "sort -t, -k1,1 f", "sort -T sub f"},
-	refuse: []string{"denied-pattern: sort --compress-program=gzip f", "denied-pattern: sort --compress=gzip f", "denied-pattern: sort --comp gzip f", "path-escape: sort -o /tmp/x f", "path-escape: sort -uo.git/config f", "path-escape: sort f -o .agentic/x", "path-escape: sort --out=../x f", "path-escape: sort -T /tmp f", "path-escape: sort .env", "denied-pattern: sort --files0-from=-", "denied-pattern: sort --files0-from=list", "denied-pattern: sort --bogus f"},
+	allow:  []string{"sort f", "sort -rn -k2 f", "sort -o out.txt f", "sort -ooutput.txt f", "sort -t, -k1,1 f", "sort -T sub f", "sort --random-source=go.mod -R f"},
+	refuse: []string{"denied-pattern: sort --compress-program=gzip f", "denied-pattern: sort --compress=gzip f", "denied-pattern: sort --comp gzip f", "path-escape: sort -o /tmp/x f", "path-escape: sort -uo.git/config f", "path-escape: sort f -o .agentic/x", "path-escape: sort --out=../x f", "path-escape: sort -T /tmp f", "path-escape: sort .env", "denied-pattern: sort --files0-from=-", "denied-pattern: sort --files0-from=list", "denied-pattern: sort --bogus f", "path-escape: sort --random-source=/etc/passwd -R f"},
 }
 
 var tarSpec = &toolSpec{
@@ -490,7 +492,8 @@ var tarSpec = &toolSpec{
 	--no-xattrs
 	--xattrs-exclude=PATTERN
 	--xattrs-include=PATTERN
-	-f|--file=ARCHIVE  check:tarfile
+	# -f is read by the tar hook, which knows whether the mode reads or writes the archive
+	-f|--file=ARCHIVE
 	--force-local
 	-F|--info-script|--new-volume-script=CMD  run  it runs a script at the end of each volume
 	-L|--tape-length=N
@@ -579,11 +582,11 @@ var tarSpec = &toolSpec{
 	-w|--interactive|--confirmation
 	-o
 	--restrict`,
-	allow: []string{"tar -czf dist.tar.gz dist", "tar czf dist.tar.gz dist", "tar -tzf a.tar.gz", "tar -xOf a.tar file", "tar --create --file=x.tar sub", "tar -cf x.tar -C sub ."},
+	allow: []string{"tar -czf dist.tar.gz dist", "tar czf dist.tar.gz dist", "tar -tzf a.tar.gz", "tar -xOf a.tar file", "tar --create --file=x.tar sub", "tar -cf x.tar -C sub .", "tar --add-file=go.mod -cf a.tar .", "tar --group-map=groups.txt -cf a.tar .", "tar --index-file=idx.txt -cvf a.tar .", "tar --owner-map=owners.txt -cf a.tar .", "tar --volno-file=vol.txt -cf a.tar .", "tar -X excl.txt -cf a.tar .", "tar -g snap.txt -cf a.tar ."},
 	refuse: []string{"denied-pattern: tar --to-command='sh -c id' -xOf a.tar", "denied-pattern: tar --to-c=id -tf a.tar", "denied-pattern: tar -I ./evil -cf a.tar .", "denied-pattern: tar -Ievil -cf a.tar .", "denied-pattern: tar xIf ./evil a.tar", "denied-pattern: tar --use-compress-program=./evil -cf a.tar .", "denied-pattern: tar --use-comp=./evil -cf a.tar .",
 		"denied-pattern: tar --checkpoint=1 --checkpoint-action=exec=id -cf a.tar .", "denied-pattern: tar --checkpoint-a=exec=id -cf a.tar .", "denied-pattern: tar -cf a.tar -F ./evil .", "denied-pattern: tar --info-script=./evil -cf a.tar .", "denied-pattern: tar --new-vol=./evil -cf a.tar .",
 		"denied-pattern: tar -xf a.tar", "denied-pattern: tar xf a.tar", "denied-pattern: tar --extract -f a.tar", "denied-pattern: tar -cf host:a.tar .", "denied-pattern: tar --rsh-command=./evil -cf h:a .",
-		"path-escape: tar -cf /tmp/a.tar .", "path-escape: tar -czf .git/x.tgz .", "path-escape: tar cf .agentic/a.tar .", "path-escape: tar -c -T .env -f a.tar", "denied-pattern: tar -cf a.tar -T -", "denied-pattern: tar -cf a.tar -T list.txt", "denied-pattern: tar -cf a.tar --files-f=list.txt", "denied-pattern: tar cTf list.txt a.tar", "denied-pattern: tar -cf a.tar --files-from=/dev/stdin", "path-escape: tar -cf a.tar -C /etc .", "denied-pattern: tar --bogus -cf a.tar .", "denied-pattern: tar cYf a.tar ."},
+		"path-escape: tar -cf /tmp/a.tar .", "path-escape: tar -czf .git/x.tgz .", "path-escape: tar cf .agentic/a.tar .", "path-escape: tar -c -T .env -f a.tar", "denied-pattern: tar -cf a.tar -T -", "denied-pattern: tar -cf a.tar -T list.txt", "denied-pattern: tar -cf a.tar --files-f=list.txt", "denied-pattern: tar cTf list.txt a.tar", "denied-pattern: tar -cf a.tar --files-from=/dev/stdin", "path-escape: tar -cf a.tar -C /etc .", "denied-pattern: tar --bogus -cf a.tar .", "denied-pattern: tar cYf a.tar .", "path-escape: tar --add-file=/etc/passwd -cf a.tar .", "path-escape: tar --group-map=/etc/group -cf a.tar .", "path-escape: tar --index-file=/tmp/x -cvf a.tar .", "path-escape: tar --owner-map=/etc/passwd -cf a.tar .", "denied-pattern: tar --rmt-command=./evil -cf a.tar .", "denied-pattern: tar --rsh-command=./evil -cf host:a.tar .", "path-escape: tar --volno-file=.git/x -cf a.tar .", "denied-pattern: tar -P -cf a.tar .", "path-escape: tar -X /etc/passwd -cf a.tar .", "path-escape: tar -g .git/snap -cf a.tar .", "denied-pattern: tar --rsh-command=./evil -cf a.tar .", "denied-pattern: tar --rsh-command=./evil -cf a.tar ."},
 }
 
 // TAR_OPTIONS is stripped from the spawned environment and refused on a
@@ -737,8 +740,8 @@ var rgSpec = &toolSpec{
 	--hyperlink-format=FORMAT
 	-V|--version
 	-h|--help`,
-	allow:  []string{"rg foo", "rg -n --hidden -g '*.go' foo sub", "rg -z foo", "rg --search-zip foo", "rg -uuu foo", "rg -tgo -C3 foo"},
-	refuse: []string{"denied-pattern: rg --pre ./evil foo", "denied-pattern: rg --pre=./evil foo", "denied-pattern: rg --pre-glob '*' foo", "denied-pattern: rg --hostname-bin=./evil foo", "denied-pattern: rg --pr=./evil foo", "path-escape: rg foo .env", "path-escape: rg -f /etc/passwd x", "denied-pattern: rg --bogus foo"},
+	allow:  []string{"rg foo", "rg -n --hidden -g '*.go' foo sub", "rg -z foo", "rg --search-zip foo", "rg -uuu foo", "rg -tgo -C3 foo", "rg --ignore-file=.rgignore foo", "rg -f pats.txt"},
+	refuse: []string{"denied-pattern: rg --pre ./evil foo", "denied-pattern: rg --pre=./evil foo", "denied-pattern: rg --pre-glob '*' foo", "denied-pattern: rg --hostname-bin=./evil foo", "denied-pattern: rg --pr=./evil foo", "path-escape: rg foo .env", "path-escape: rg -f /etc/passwd x", "denied-pattern: rg --bogus foo", "path-escape: rg --ignore-file=/etc/passwd foo", "path-escape: rg -f /etc/passwd"},
 }
 
 // RIPGREP_CONFIG_PATH is stripped and refused on a line: a config file
@@ -797,7 +800,7 @@ var vimSpec = &toolSpec{
 	// be a pipe or a here-document, and vim reads keys from a stdin that
 	// is not a terminal (sh mode is checked in TestToolRuleVariants).
 	allow:  []string{"vim -R f", "vi +12 f", "vim -d a b", "view -n f"},
-	refuse: []string{"denied-pattern: vim -c ':!id' f", "denied-pattern: vim '+!id' f", "denied-pattern: vim +w f", "denied-pattern: vim --cmd '!id' f", "denied-pattern: vim -Rc '!id' f", "nested-command: vim -S s.vim f", "nested-command: vim -u x.vim f", "nested-command: vim -es f", "nested-command: ex -s f", "nested-command: vim -Es f", "nested-command: vi -s keys f", "denied-pattern: vim -w keys f", "denied-pattern: vim --bogus f", "denied-pattern: vim --servername x --remote-send ':!id<CR>'", "denied-pattern: vim -t main", "denied-pattern: view -t main", "denied-pattern: vi -Rt main", "denied-pattern: vim -q errors.txt", "denied-pattern: ex -t main"},
+	refuse: []string{"denied-pattern: vim -c ':!id' f", "denied-pattern: vim '+!id' f", "denied-pattern: vim +w f", "denied-pattern: vim --cmd '!id' f", "denied-pattern: vim -Rc '!id' f", "nested-command: vim -S s.vim f", "nested-command: vim -u x.vim f", "nested-command: vim -es f", "nested-command: ex -s f", "nested-command: vim -Es f", "nested-command: vi -s keys f", "denied-pattern: vim -w keys f", "denied-pattern: vim --bogus f", "denied-pattern: vim --servername x --remote-send ':!id<CR>'", "denied-pattern: vim -t main", "denied-pattern: view -t main", "denied-pattern: vi -Rt main", "denied-pattern: vim -q errors.txt", "denied-pattern: ex -t main", "denied-pattern: vim --remote f", "denied-pattern: vim --remote-expr 'system(1)'", "denied-pattern: vim --remote-send ':!id<CR>'", "denied-pattern: vim --servername x f", "denied-pattern: vim --startuptime t.log f", "nested-command: vim -E f", "nested-command: vim -U x.vim f", "denied-pattern: vim -V f", "denied-pattern: vim -W keys f", "nested-command: vim -e f", "denied-pattern: vim -i info f"},
 }
 
 // ed reads its commands from stdin (a here-document, a pipe), and ! runs
@@ -877,8 +880,8 @@ var lessSpec = &toolSpec{
 	--use-color
 	--wheel-lines=N
 	--exit-follow-on-close`,
-	allow:  []string{"less README.md", "less -N +G README.md", "less +/foo README.md", "less -R -S README.md", "less -FX README.md"},
-	refuse: []string{"denied-pattern: less +!id README.md", "denied-pattern: less '+|id' README.md", "denied-pattern: less '+s out' README.md", "denied-pattern: less +v README.md", "nested-command: less -k keys README.md", "nested-command: less --lesskey-f=keys README.md", "nested-command: less -Nkkeys README.md", "path-escape: less -o /tmp/log README.md", "path-escape: less --log-f=.git/x README.md", "path-escape: less .env", "denied-pattern: less --bogus README.md", "denied-pattern: less -t main", "denied-pattern: less -tmain", "denied-pattern: less --ta=main", "denied-pattern: less -T tags README.md", "denied-pattern: more -t main", "path-escape: less -T .env"},
+	allow:  []string{"less README.md", "less -N +G README.md", "less +/foo README.md", "less -R -S README.md", "less -FX README.md", "less -o less.log README.md", "less -O less.log README.md"},
+	refuse: []string{"denied-pattern: less +!id README.md", "denied-pattern: less '+|id' README.md", "denied-pattern: less '+s out' README.md", "denied-pattern: less +v README.md", "nested-command: less -k keys README.md", "nested-command: less --lesskey-f=keys README.md", "nested-command: less -Nkkeys README.md", "path-escape: less -o /tmp/log README.md", "path-escape: less --log-f=.git/x README.md", "path-escape: less .env", "denied-pattern: less --bogus README.md", "denied-pattern: less -t main", "denied-pattern: less -tmain", "denied-pattern: less --ta=main", "denied-pattern: less -T tags README.md", "denied-pattern: more -t main", "path-escape: less -T .env", "nested-command: less --lesskey-content='! x' README.md", "nested-command: less --lesskey-src=keys.src README.md", "path-escape: less -O /tmp/log README.md"},
 }
 
 // LESSOPEN, LESSCLOSE, LESSKEY and LESS are stripped or refused: less runs
@@ -928,7 +931,7 @@ var manSpec = &toolSpec{
 	--usage
 	-V|--version`,
 	allow:  []string{"man ls", "man 1 ls", "man -k printf", "man -w ls"},
-	refuse: []string{"denied-pattern: man -P 'sh -c id' ls", "denied-pattern: man --pager=evil ls", "denied-pattern: man --pag=evil ls", "denied-pattern: man -aPevil ls", "denied-pattern: man -H ls", "denied-pattern: man --html=evil ls", "nested-command: man -C man.conf ls", "nested-command: man --config-f=x ls", "denied-pattern: man --bogus ls", "denied-pattern: man -l x.1", "denied-pattern: man ./x.1", "denied-pattern: man -M ./mp z", "denied-pattern: man --local x.1"},
+	refuse: []string{"denied-pattern: man -P 'sh -c id' ls", "denied-pattern: man --pager=evil ls", "denied-pattern: man --pag=evil ls", "denied-pattern: man -aPevil ls", "denied-pattern: man -H ls", "denied-pattern: man --html=evil ls", "nested-command: man -C man.conf ls", "nested-command: man --config-f=x ls", "denied-pattern: man --bogus ls", "denied-pattern: man -l x.1", "denied-pattern: man ./x.1", "denied-pattern: man -M ./mp z", "denied-pattern: man --local x.1", "denied-pattern: man -X ls"},
 }
 
 // MANPAGER, PAGER, MANOPT, BROWSER are stripped or refused.
@@ -996,7 +999,7 @@ var cpSpec = &toolSpec{
 	--debug
 	--help
 	--version`,
-	allow:  []string{"cp go.mod sub/", "cp -r sub dist/", "cp -t dist go.mod README.md", "cp -av sub dist"},
+	allow:  []string{"cp go.mod sub/", "cp -r sub dist/", "cp -t dist go.mod README.md", "cp -av sub dist", "cp -b -S .bak go.mod sub/"},
 	refuse: []string{"path-escape: cp x /tmp/y", "path-escape: cp x .git/config", "path-escape: cp -l .git/config sub/c", "path-escape: cp --link .agentic/config.json x", "path-escape: cp -al .git sub/g", "path-escape: cp -t .git/hooks x", "path-escape: cp --target=.agentic x", "path-escape: cp -rt/tmp x", "path-escape: cp .env x", "path-escape: cp /etc/shadow x", "path-escape: cp x y .agentic/", "denied-pattern: cp --bogus x y", "denied-pattern: cp -b -S /../../.git/hooks/x a sub/", "denied-pattern: cp --backup --suf=/x a b"},
 }
 
@@ -1020,8 +1023,8 @@ var mvSpec = &toolSpec{
 	--exchange
 	--help
 	--version`,
-	allow:  []string{"mv a.txt sub/b.txt", "mv -t sub a b"},
-	refuse: []string{"path-escape: mv .git/config x", "path-escape: mv x .git/config", "path-escape: mv x /tmp/", "path-escape: mv -t .agentic x", "path-escape: mv -ft/tmp x", "denied-pattern: mv --bogus a b"},
+	allow:  []string{"mv a.txt sub/b.txt", "mv -t sub a b", "mv -b -S .bak a b"},
+	refuse: []string{"path-escape: mv .git/config x", "path-escape: mv x .git/config", "path-escape: mv x /tmp/", "path-escape: mv -t .agentic x", "path-escape: mv -ft/tmp x", "denied-pattern: mv --bogus a b", "denied-pattern: mv -b -S /x a b"},
 }
 
 var installSpec = &toolSpec{
@@ -1048,8 +1051,8 @@ var installSpec = &toolSpec{
 	--debug
 	--help
 	--version`,
-	allow:  []string{"install -m 755 build/app dist/app", "install -d dist/bin"},
-	refuse: []string{"path-escape: install x /usr/local/bin/x", "path-escape: install -d .git/hooks x", "path-escape: install -d x /tmp/y", "path-escape: install -t .git/hooks x", "path-escape: install -Dm755 x .git/hooks/pre-commit", "denied-pattern: install -s --strip-program=./evil x dist/x", "denied-pattern: install --strip-p=./evil x y"},
+	allow:  []string{"install -m 755 build/app dist/app", "install -d dist/bin", "install -b -S .bak build/app dist/app", "install -t dist build/app"},
+	refuse: []string{"path-escape: install x /usr/local/bin/x", "path-escape: install -d .git/hooks x", "path-escape: install -d x /tmp/y", "path-escape: install -t .git/hooks x", "path-escape: install -Dm755 x .git/hooks/pre-commit", "denied-pattern: install -s --strip-program=./evil x dist/x", "denied-pattern: install --strip-p=./evil x y", "denied-pattern: install -b -S /x build/app dist/app"},
 }
 
 var lnSpec = &toolSpec{
@@ -1071,8 +1074,8 @@ var lnSpec = &toolSpec{
 	-v|--verbose
 	--help
 	--version`,
-	allow:  []string{"ln -s ../go.mod sub/go.mod", "ln -sf /usr/bin/env sub/env"},
-	refuse: []string{"path-escape: ln -s x .git/hooks/pre-commit", "path-escape: ln x /tmp/y", "path-escape: ln .git/config sub/c", "path-escape: ln -st .agentic x", "path-escape: ln -s /etc/passwd .git/x"},
+	allow:  []string{"ln -s ../go.mod sub/go.mod", "ln -sf /usr/bin/env sub/env", "ln -s -b -S .bak ../go.mod sub/go.mod", "ln -s -t sub ../go.mod"},
+	refuse: []string{"path-escape: ln -s x .git/hooks/pre-commit", "path-escape: ln x /tmp/y", "path-escape: ln .git/config sub/c", "path-escape: ln -st .agentic x", "path-escape: ln -s /etc/passwd .git/x", "denied-pattern: ln -s -b -S /x ../go.mod sub/go.mod"},
 }
 
 var touchSpec = &toolSpec{
@@ -1089,7 +1092,7 @@ var touchSpec = &toolSpec{
 	--time=WORD
 	--help
 	--version`,
-	allow:  []string{"touch sub/new.txt", "touch -d 2020-01-01 a"},
+	allow:  []string{"touch sub/new.txt", "touch -d 2020-01-01 a", "touch -r go.mod a"},
 	refuse: []string{"path-escape: touch .git/index.lock", "path-escape: touch /tmp/x", "path-escape: touch -c .agentic/x", "path-escape: touch -r .env x"},
 }
 
@@ -1110,8 +1113,8 @@ var teeSpec = &toolSpec{
 var truncateSpec = &toolSpec{
 	names: []string{"truncate"}, mode: gnu, abbrev: true, operands: []string{"write"},
 	opts:   "-c|--no-create\n-o|--io-blocks\n-r|--reference=FILE  read\n-s|--size=SIZE\n--help\n--version",
-	allow:  []string{"truncate -s 0 log.txt"},
-	refuse: []string{"path-escape: truncate -s0 .git/index", "path-escape: truncate -s 0 /tmp/x", "path-escape: truncate --size=0 .agentic/config.json"},
+	allow:  []string{"truncate -s 0 log.txt", "truncate -r go.mod log.txt"},
+	refuse: []string{"path-escape: truncate -s0 .git/index", "path-escape: truncate -s 0 /tmp/x", "path-escape: truncate --size=0 .agentic/config.json", "path-escape: truncate -r /etc/passwd log.txt"},
 }
 
 var chmodSpec = &toolSpec{
@@ -1139,7 +1142,7 @@ var chmodSpec = &toolSpec{
 	-t
 	--help
 	--version`,
-	allow:  []string{"chmod +x scripts/run.sh", "chmod -R u+w sub", "chmod 644 a b", "chmod -w sub/f", "chmod -wx sub/f"},
+	allow:  []string{"chmod +x scripts/run.sh", "chmod -R u+w sub", "chmod 644 a b", "chmod -w sub/f", "chmod -wx sub/f", "chmod --reference=go.mod sub/f"},
 	refuse: []string{"path-escape: chmod +x .git/hooks/pre-commit", "path-escape: chmod 777 /etc/x", "path-escape: chmod -R u+w .agentic", "path-escape: chmod --reference=.env x", "path-escape: chmod -w .git/config"},
 }
 
@@ -1153,6 +1156,7 @@ var mkdirSpec = &toolSpec{
 var rmSpec = &toolSpec{
 	names: []string{"rm", "unlink", "shred"}, mode: gnu, abbrev: true, operands: []string{"write"},
 	opts:  "-f|--force\n-i\n-I\n--interactive[=WHEN]\n--one-file-system\n--no-preserve-root\n--preserve-root[=all]\n-r|-R|--recursive\n-d|--dir\n-v|--verbose\n-u|--remove\n-z|--zero\n-n|--iterations=N\n-s|--size=N\n-x|--exact\n--random-source=FILE  read\n--help\n--version",
-	allow: []string{"rm -f build/x"},
+	allow: []string{"rm -f build/x", "rm --random-source=go.mod -f build/x"},
 	// rm is denied in the examples' settings; the writes are checked when it is allowed.
+	refuse: []string{"path-escape: rm --random-source=/etc/passwd -f build/x"},
 }

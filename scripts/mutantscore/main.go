@@ -69,12 +69,23 @@ func (s score) Coverage() float64 {
 	return 100 * float64(s.All-s.Uncovered) / float64(s.All)
 }
 
+// fileOf names a report's file from the repository root. gremlins names
+// it from the package it was run on, a subpackage's file with its
+// directory (engine/policy's report holds rule/rule.go); an absolute
+// name keeps only its base.
+func fileOf(pkg, name string) string {
+	if path.IsAbs(name) {
+		return path.Join(pkg, path.Base(name))
+	}
+	return path.Join(pkg, name)
+}
+
 // tally scores one package's report; equivalent holds mutant keys.
 func tally(pkg string, r report, equivalent map[string]bool) score {
 	s := score{Pkg: pkg}
 	for _, f := range r.Files {
 		for _, m := range f.Mutations {
-			mu := mutant{Pos: fmt.Sprintf("%s:%d:%d", path.Join(pkg, path.Base(f.Name)), m.Line, m.Column), Type: m.Type, Status: m.Status}
+			mu := mutant{Pos: fmt.Sprintf("%s:%d:%d", fileOf(pkg, f.Name), m.Line, m.Column), Type: m.Type, Status: m.Status}
 			switch m.Status {
 			case "NOT VIABLE", "SKIPPED": // does not compile, or not asked for
 				continue
