@@ -17,6 +17,7 @@ type Scaffold struct {
 // Language is one parser and its pattern ladder.
 type Language struct {
 	ID         string
+	Aliases    []string
 	Extensions []string // ".go"
 	Scaffolds  []Scaffold
 	// Parse parses a source; ok is false when it has a syntax error.
