@@ -16,10 +16,10 @@ var Go = &Language{
 	ID:         "go",
 	Extensions: []string{".go"},
 	Scaffolds: []Scaffold{
-		{"statement", "package p\nfunc _() {\n", "\n}\n"},
-		{"expression", "package p\nvar _ = ", "\n"},
-		{"class member", "package p\ntype _ struct {\n", "\n}\n"},
-		{"declaration", "package p\n", "\n"},
+		{Name: "statement", Prefix: "package p\nfunc _() {\n", Suffix: "\n}\n"},
+		{Name: "expression", Prefix: "package p\nvar _ = ", Suffix: "\n"},
+		{Name: "class member", Prefix: "package p\ntype _ struct {\n", Suffix: "\n}\n"},
+		{Name: "declaration", Prefix: "package p\n", Suffix: "\n"},
 	},
 	Parse: parseGo,
 }

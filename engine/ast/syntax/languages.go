@@ -6,11 +6,11 @@ import (
 )
 
 // Languages are the supported languages, by id.
-var Languages = []*Language{Go}
+var Languages = []*Language{Go, JavaScript, TypeScript, TSX, Python, Rust, Java, C, Bash}
 
 // Planned are languages aw knows of but cannot parse yet: asking for one
 // is refused as not supported yet rather than searched and not found.
-var Planned = map[string]bool{}
+var Planned = map[string]bool{"dart": true, "kotlin": true, "swift": true, "ruby": true, "cpp": true, "c++": true, "csharp": true, "php": true, "lua": true, "scala": true}
 
 // ByID returns the language with that id or one of its aliases.
 func ByID(id string) *Language {

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +13,7 @@ import (
 type Scaffold struct {
 	Name           string // statement, expression, class member, declaration
 	Prefix, Suffix string
+	Indent         string // put before every line after the first (Python's blocks)
 }
 
 // Language is one parser and its pattern ladder.
@@ -19,6 +21,9 @@ type Language struct {
 	ID         string
 	Aliases    []string
 	Extensions []string // ".go"
+	// Terminator ends a statement (C, Java): a pattern's metavariable
+	// standing alone before a `}` is read as a statement with it.
+	Terminator string
 	Scaffolds  []Scaffold
 	// Parse parses a source; ok is false when it has a syntax error.
 	Parse func(src []byte) (t *Tree, ok bool, err error)
@@ -37,6 +42,9 @@ type Pattern struct {
 	root     *Node
 	tree     *Tree
 	metas    map[*Node]meta
+	// terminator, when the language has one, may follow a metavariable
+	// standing for a statement.
+	terminator string
 }
 
 // UnparseableError says no scaffold accepted the pattern.
@@ -56,26 +64,50 @@ func Compile(lang *Language, src string) (*Pattern, error) {
 		return nil, fmt.Errorf("the pattern is empty")
 	}
 	var tried []string
+	bodies := []string{body}
+	if lang.Terminator != "" {
+		if t := loneMeta.ReplaceAllString(body, "${1}"+lang.Terminator+"${2}"); t != body {
+			bodies = append(bodies, t)
+		}
+	}
 	for _, s := range lang.Scaffolds {
 		tried = append(tried, s.Name)
-		text := s.Prefix + body + s.Suffix
+		for _, body := range bodies {
+			if p, err := compileIn(lang, src, s, body); p != nil || err != nil {
+				return p, err
+			}
+		}
+	}
+	return nil, &UnparseableError{Lang: lang.ID, Tried: tried}
+}
+
+// loneMeta is a metavariable alone before a closing brace (or the end).
+var loneMeta = regexp.MustCompile(`((?:` + expando + `)+[A-Z_0-9]*)(\s*(?:\}|$))`)
+
+// compileIn parses body in one scaffold; nil when it does not parse there.
+func compileIn(lang *Language, src string, s Scaffold, body string) (*Pattern, error) {
+	{
+		inner := body
+		if s.Indent != "" {
+			inner = strings.ReplaceAll(body, "\n", "\n"+s.Indent)
+		}
+		text := s.Prefix + inner + s.Suffix
 		t, ok, err := lang.Parse([]byte(text))
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			continue
+			return nil, nil
 		}
-		root := cover(t.Root, len(s.Prefix), len(s.Prefix)+len(body))
+		root := cover(t.Root, len(s.Prefix), len(s.Prefix)+len(inner))
 		if root == nil {
-			continue
+			return nil, nil
 		}
-		p := &Pattern{Lang: lang, Source: src, Scaffold: s.Name, root: root, tree: t, metas: map[*Node]meta{}}
+		p := &Pattern{Lang: lang, Source: src, Scaffold: s.Name, root: root, tree: t, metas: map[*Node]meta{}, terminator: lang.Terminator}
 		p.findMetas(root)
 		p.Literals = p.literals()
 		return p, nil
 	}
-	return nil, &UnparseableError{Lang: lang.ID, Tried: tried}
 }
 
 // expand rewrites $NAME, $$$NAME, $$$ and $_ to expando identifiers.
@@ -153,6 +185,9 @@ func (p *Pattern) metaOf(n *Node) (meta, bool) {
 // parseMeta reports whether pattern node n's text is a metavariable.
 func (p *Pattern) parseMeta(n *Node) (meta, bool) {
 	t := p.tree.Text(n)
+	if p.terminator != "" {
+		t = strings.TrimSuffix(t, p.terminator)
+	}
 	if !strings.HasPrefix(t, expando) {
 		return meta{}, false
 	}
@@ -259,7 +294,12 @@ func (m *matcher) node(p, t *Node) bool {
 
 func (m *matcher) seq(ps, ts []*Node) bool {
 	if len(ps) == 0 {
-		return len(ts) == 0
+		for _, t := range ts {
+			if t.Named {
+				return false
+			}
+		}
+		return true
 	}
 	mark := len(m.binds)
 	if mv, ok := m.p.metaOf(ps[0]); ok && mv.multi {
@@ -279,6 +319,12 @@ func (m *matcher) seq(ps, ts []*Node) bool {
 		return true
 	}
 	m.binds = m.binds[:mark]
+	// A token of the file the pattern does not have may be skipped (a
+	// statement's `;` the pattern left out), as ast-grep's default
+	// strictness does; named nodes never are.
+	if len(ts) > 0 && !ts[0].Named {
+		return m.seq(ps, ts[1:])
+	}
 	return false
 }
 
