@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,29 +16,40 @@ import (
 // astEquivPatterns is the shared pattern set: each is run by aw ast grep
 // and by ast-grep over the same files, and the matches (file, first and
 // last line, captures) must be the same set.
-var astEquivPatterns = []struct{ lang, pattern string }{
-	{"go", "if $X != nil { return $X }"},
-	{"go", "if $ERR != nil { return $$$R }"},
-	{"go", "strings.Index($A, $B)"},
-	{"go", "for $I := 0; $I < $N; $I++ { $$$ }"},
-	{"go", "len($X) == 0"},
-	{"go", "func ($R *Builder) $M($$$P) $T { $$$ }"},
-	{"javascript", "dispose($X)"},
-	{"javascript", "console.log($$$A)"},
-	{"javascript", "if ($X != null) $X.dispose()"},
-	{"javascript", "$A + $B"},
-	{"typescript", "console.log($$$A)"},
-	{"typescript", "($X) => $X + 1"},
-	{"python", "print($$$A)"},
-	{"python", "dispose($X)"},
-	{"python", "$A + $B"},
-	{"rust", "dispose($X)"},
-	{"rust", "$A + 1"},
-	{"java", "dispose($X)"},
-	{"java", "$A + $B"},
-	{"c", "printf($$$A)"},
-	{"c", "$A + $B"},
-	{"bash", "echo $$$A"},
+//
+// superset marks the intended differences, where aw finds what ast-grep
+// finds and more (README Decisions): a repeated metavariable compares the
+// captured text, so `b.err` tested in an `if` and returned (inside an
+// expression list in tree-sitter's Go tree) is the same for aw and not for
+// ast-grep; and `$$$R` may be empty, so `return $$$R` matches a bare
+// `return`, which tree-sitter's tree gives no expression list to match.
+var astEquivPatterns = []struct {
+	lang, pattern string
+	superset      bool
+}{
+	{"go", "if $X != nil { return $X }", true},
+	{"go", "if $ERR != nil { return $$$R }", true},
+	{"go", "if $ERR != nil { return $A, $ERR }", false},
+	{"go", "strings.Index($A, $B)", false},
+	{"go", "for $I := 0; $I < len($S); $I++ { $$$ }", false},
+	{"go", "len($X) == 0", false},
+	{"go", "func ($R *Builder) $M($$$P) $T { $$$ }", false},
+	{"javascript", "dispose($X)", false},
+	{"javascript", "console.log($$$A)", false},
+	{"javascript", "if ($X != null) $X.dispose()", false},
+	{"javascript", "$A + $B", false},
+	{"typescript", "console.log($$$A)", false},
+	{"typescript", "($X) => $X + 1", false},
+	{"python", "print($$$A)", false},
+	{"python", "dispose($X)", false},
+	{"python", "$A + $B", false},
+	{"rust", "dispose($X)", false},
+	{"rust", "$A + 1", false},
+	{"java", "dispose($X)", false},
+	{"java", "$A + $B", false},
+	{"c", "printf($F, $$$A)", false},
+	{"c", "$A + $B", false},
+	{"bash", "echo $$$A", false},
 }
 
 // TestASTGrepMatchesAstGrep compares aw ast grep with ast-grep on the
@@ -57,10 +69,21 @@ func TestASTGrepMatchesAstGrep(t *testing.T) {
 		t.Run(c.lang+" "+c.pattern, func(t *testing.T) {
 			got := awASTMatches(t, dir, c.lang, c.pattern)
 			want := astGrepMatches(t, dir, c.lang, c.pattern)
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			if c.superset {
+				// Only where and what: the captures differ by design.
+				got, want = lines(got), lines(want)
+				for _, w := range want {
+					if !slices.Contains(got, w) {
+						t.Errorf("ast-grep finds %s, aw does not", w)
+					}
+				}
+				if len(got) == len(want) {
+					t.Errorf("the case shows no difference: move it to the equal ones")
+				}
+			} else if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("aw:\n%s\nast-grep:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
-			if len(want) == 0 {
+			if len(want) == 0 && len(got) == 0 {
 				t.Errorf("the pattern matches nothing: the case proves nothing")
 			}
 		})
@@ -107,14 +130,11 @@ func astGrepMatches(t *testing.T, dir, lang, pattern string) []string {
 		t.Fatalf("ast-grep: %v", err)
 	}
 	var ms []struct {
-		File  string `json:"file"`
-		Range struct {
-			Start struct{ Line int } `json:"start"`
-			End   struct{ Line int } `json:"end"`
-		} `json:"range"`
+		File          string   `json:"file"`
+		Range         astRange `json:"range"`
 		MetaVariables struct {
 			Single map[string]struct{ Text string } `json:"single"`
-			Multi  map[string][]struct{ Text string } `json:"multi"`
+			Multi  map[string][]astNode             `json:"multi"`
 		} `json:"metaVariables"`
 		Text string `json:"text"`
 	}
@@ -131,7 +151,7 @@ func astGrepMatches(t *testing.T, dir, lang, pattern string) []string {
 			if k == "secondary" {
 				continue
 			}
-			caps[k] = multiText(m.Text, vs)
+			caps[k] = multiText(m.Text, m.Range.ByteOffset.Start, vs)
 		}
 		end := m.Range.End.Line + 1
 		out = append(out, matchKey(filepath.ToSlash(m.File), m.Range.Start.Line+1, end, caps))
@@ -140,17 +160,38 @@ func astGrepMatches(t *testing.T, dir, lang, pattern string) []string {
 	return out
 }
 
+type astRange struct {
+	ByteOffset struct{ Start, End int } `json:"byteOffset"`
+	Start      struct{ Line int }       `json:"start"`
+	End        struct{ Line int }       `json:"end"`
+}
+
+type astNode struct {
+	Text  string   `json:"text"`
+	Range astRange `json:"range"`
+}
+
 // multiText is a $$$ capture as aw reports it: the source from the first
 // node to the last (ast-grep lists the nodes, separators included).
-func multiText(whole string, vs []struct{ Text string }) string {
+func multiText(whole string, at int, vs []astNode) string {
 	if len(vs) == 0 {
 		return ""
 	}
-	first, last := strings.Index(whole, vs[0].Text), strings.LastIndex(whole, vs[len(vs)-1].Text)
-	if first < 0 || last < first {
+	from, to := vs[0].Range.ByteOffset.Start-at, vs[len(vs)-1].Range.ByteOffset.End-at
+	if from < 0 || to > len(whole) || from > to {
 		return "?"
 	}
-	return whole[first : last+len(vs[len(vs)-1].Text)]
+	return whole[from:to]
+}
+
+// lines keeps path:start-end of each key.
+func lines(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		k, _, _ = strings.Cut(k, " ")
+		out = append(out, k)
+	}
+	return out
 }
 
 func matchKey(path string, start, end int, caps map[string]string) string {

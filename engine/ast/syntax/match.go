@@ -64,16 +64,28 @@ func Compile(lang *Language, src string) (*Pattern, error) {
 		return nil, fmt.Errorf("the pattern is empty")
 	}
 	var tried []string
-	bodies := []string{body}
-	if lang.Terminator != "" {
-		if t := loneMeta.ReplaceAllString(body, "${1}"+lang.Terminator+"${2}"); t != body {
-			bodies = append(bodies, t)
+	// Where the language ends statements with a terminator, a pattern
+	// written without it is tried with it too: after a metavariable that
+	// stands alone before a `}` (a run of statements), then also at the
+	// end (the terminator stays outside the pattern's root).
+	type variant struct {
+		body string
+		tail int // bytes added at the end, not part of the pattern
+	}
+	variants := []variant{{body, 0}}
+	if t := lang.Terminator; t != "" {
+		inner := loneMeta.ReplaceAllString(body, "${1}"+t+"${2}")
+		if inner != body {
+			variants = append(variants, variant{inner, 0})
+		}
+		if !strings.HasSuffix(inner, t) {
+			variants = append(variants, variant{inner + t, len(t)})
 		}
 	}
 	for _, s := range lang.Scaffolds {
 		tried = append(tried, s.Name)
-		for _, body := range bodies {
-			if p, err := compileIn(lang, src, s, body); p != nil || err != nil {
+		for _, v := range variants {
+			if p, err := compileIn(lang, src, s, v.body, v.tail); p != nil || err != nil {
 				return p, err
 			}
 		}
@@ -82,10 +94,10 @@ func Compile(lang *Language, src string) (*Pattern, error) {
 }
 
 // loneMeta is a metavariable alone before a closing brace (or the end).
-var loneMeta = regexp.MustCompile(`((?:` + expando + `)+[A-Z_0-9]*)(\s*(?:\}|$))`)
+var loneMeta = regexp.MustCompile(`((?:` + expando + `)+[A-Z_0-9]*)(\s*\})`)
 
 // compileIn parses body in one scaffold; nil when it does not parse there.
-func compileIn(lang *Language, src string, s Scaffold, body string) (*Pattern, error) {
+func compileIn(lang *Language, src string, s Scaffold, body string, tail int) (*Pattern, error) {
 	{
 		inner := body
 		if s.Indent != "" {
@@ -99,7 +111,7 @@ func compileIn(lang *Language, src string, s Scaffold, body string) (*Pattern, e
 		if !ok {
 			return nil, nil
 		}
-		root := cover(t.Root, len(s.Prefix), len(s.Prefix)+len(inner))
+		root := cover(t.Root, len(s.Prefix), len(s.Prefix)+len(inner)-tail)
 		if root == nil {
 			return nil, nil
 		}
