@@ -22,7 +22,10 @@ import (
 // captured text, so `b.err` tested in an `if` and returned (inside an
 // expression list in tree-sitter's Go tree) is the same for aw and not for
 // ast-grep; and `$$$R` may be empty, so `return $$$R` matches a bare
-// `return`, which tree-sitter's tree gives no expression list to match.
+// `return`, which tree-sitter's tree gives no expression list to match. A
+// call whose arguments are all one metavariable (`errors.New($$$A)`) is
+// read by ast-grep at Go's top level, where it is no expression, and finds
+// nothing; aw's statement scaffold reads it as the call.
 var astEquivPatterns = []struct {
 	lang, pattern string
 	superset      bool
@@ -30,6 +33,7 @@ var astEquivPatterns = []struct {
 	{"go", "if $X != nil { return $X }", true},
 	{"go", "if $ERR != nil { return $$$R }", true},
 	{"go", "if $ERR != nil { return $A, $ERR }", false},
+	{"go", "errors.New($$$A)", true},
 	{"go", "strings.Index($A, $B)", false},
 	{"go", "for $I := 0; $I < len($S); $I++ { $$$ }", false},
 	{"go", "len($X) == 0", false},
