@@ -6,6 +6,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"reflect"
+	"sort"
 )
 
 // Go is parsed by go/parser, the compiler's own front end. go/ast keeps no
@@ -31,6 +32,7 @@ func parseGo(src []byte) (*Tree, bool, error) {
 		return nil, false, nil
 	}
 	b := &goBuilder{src: src, base: fset.File(f.Pos()).Base()}
+	b.scan()
 	root := b.node(f, 0)
 	// A file's range is the whole source (go/ast starts it at `package`).
 	root.Start, root.End = 0, len(src)
@@ -41,7 +43,35 @@ type goBuilder struct {
 	src  []byte
 	base int
 	kids []ast.Node
-	sc   scanner.Scanner
+	toks []goToken // every token of the file, in order
+}
+
+type goToken struct {
+	start int
+	text  string
+}
+
+// scan tokenises the file once (comments and the semicolons the scanner
+// inserts at line ends skipped); gaps between children take theirs from it.
+func (b *goBuilder) scan() {
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(b.src))
+	sc.Init(file, b.src, func(token.Position, string) {}, 0)
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			return
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue
+		}
+		text := tok.String()
+		if lit != "" {
+			text = lit
+		}
+		b.toks = append(b.toks, goToken{file.Offset(pos), text})
+	}
 }
 
 func (b *goBuilder) off(p token.Pos) int {
@@ -100,33 +130,15 @@ func isGoLeaf(n ast.Node) bool {
 	return false
 }
 
-// tokens appends the tokens of src[from:to] (comments and the semicolons
-// the scanner inserts at line ends skipped).
+// tokens appends the tokens that lie within src[from:to].
 func (b *goBuilder) tokens(out []*Node, from, to int) []*Node {
-	if from >= to {
+	if from >= to || allSpace(b.src[from:to]) {
 		return out
 	}
-	gap := b.src[from:to]
-	if allSpace(gap) {
-		return out
-	}
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(gap))
-	b.sc.Init(file, gap, func(token.Position, string) {}, 0)
-	for {
-		pos, tok, lit := b.sc.Scan()
-		if tok == token.EOF {
-			break
-		}
-		if tok == token.SEMICOLON && lit == "\n" {
-			continue
-		}
-		o := file.Offset(pos)
-		text := tok.String()
-		if lit != "" {
-			text = lit
-		}
-		out = append(out, &Node{Kind: text, Start: from + o, End: from + o + len(text)})
+	i := sort.Search(len(b.toks), func(i int) bool { return b.toks[i].start >= from })
+	for ; i < len(b.toks) && b.toks[i].start+len(b.toks[i].text) <= to; i++ {
+		t := b.toks[i]
+		out = append(out, &Node{Kind: t.text, Start: t.start, End: t.start + len(t.text)})
 	}
 	return out
 }
