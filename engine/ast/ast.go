@@ -115,7 +115,22 @@ type fileMatches struct {
 	lang    string
 	tree    *syntax.Tree
 	pattern *syntax.Pattern
-	matches []syntax.Match
+	matches []syntax.Match // edit
+	hits    []Match        // grep
+}
+
+// hits are a file's matches as grep reports them.
+func hits(rel, lang string, t *syntax.Tree, ms []syntax.Match) []Match {
+	lines := lineIndex(t.Src)
+	out := make([]Match, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, Match{
+			Path: rel, Language: lang,
+			StartLine: lines.line(m.Node.Start), EndLine: lines.line(max(m.Node.Start, m.Node.End-1)),
+			Text: envelope.Clip(t.Text(m.Node), maxText), Captures: clipped(m.Captures),
+		})
+	}
+	return out
 }
 
 // scan walks path and matches the pattern in every file of a language it
@@ -159,8 +174,16 @@ func scan(ctx context.Context, ws *workspace.Workspace, pattern, path, lang stri
 			if len(ms) == 0 {
 				return
 			}
-			// The walk reuses its buffer: keep a copy of what matched.
-			fm := &fileMatches{rel: rel, lang: l.ID, matches: ms, pattern: p, tree: &syntax.Tree{Root: t.Root, Src: bytes.Clone(src)}}
+			fm := &fileMatches{rel: rel, lang: l.ID, pattern: p}
+			if outermost {
+				// A rewrite needs the tree and the source (a copy: the
+				// walk reuses its buffer).
+				fm.matches, fm.tree = ms, &syntax.Tree{Root: t.Root, Src: bytes.Clone(src)}
+			} else {
+				// A search keeps only what it reports, so memory holds
+				// the matches, not every matching file's tree.
+				fm.hits = hits(rel, l.ID, t, ms)
+			}
 			mu.Lock()
 			found = append(found, fm)
 			mu.Unlock()
@@ -230,22 +253,12 @@ func Grep(ctx context.Context, ws *workspace.Workspace, req *GrepRequest) (envel
 		d.Languages = []string{}
 	}
 	for _, f := range found {
-		lines := lineIndex(f.tree.Src)
-		counted := false
-		for _, m := range f.matches {
-			if len(d.Matches) == limit {
-				d.Truncated = true
-				break
-			}
-			if !counted {
-				d.FilesMatched++
-				counted = true
-			}
-			d.Matches = append(d.Matches, Match{
-				Path: f.rel, Language: f.lang,
-				StartLine: lines.line(m.Node.Start), EndLine: lines.line(max(m.Node.Start, m.Node.End-1)),
-				Text: envelope.Clip(f.tree.Text(m.Node), maxText), Captures: clipped(m.Captures),
-			})
+		if len(d.Matches)+len(f.hits) > limit {
+			d.Truncated = true
+		}
+		if n := min(len(f.hits), limit-len(d.Matches)); n > 0 {
+			d.FilesMatched++
+			d.Matches = append(d.Matches, f.hits[:n]...)
 		}
 	}
 	d.Total = len(d.Matches)
