@@ -37,6 +37,10 @@ func astRows(b *bench) []row {
 		if err := copyOnce(npm, js); err != nil {
 			logf("ast rows: %v", err)
 		}
+		// Packages nest node_modules, which aw's default list.ignore
+		// hides and ast-grep reads: the same tree for both.
+		os.MkdirAll(filepath.Join(js, ".agentic"), 0o755)
+		os.WriteFile(filepath.Join(js, ".agentic", "config.json"), []byte(`{"list":{"ignore":[]}}`), 0o644)
 	}
 	cache := filepath.Join(b.d.dir, "ast-cold-cache")
 	grep := func(root, lang, pattern string, env ...string) side {
