@@ -21,6 +21,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
+	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/net v0.58.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0

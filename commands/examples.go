@@ -34,6 +34,13 @@ var examples = map[string][]string{
 	"edit show":     {"aw edit show tx_01h..."},
 	"edit rollback": {"aw edit rollback tx_01h...", "aw edit rollback tx_01h... --force"},
 
+	"ast grep": {
+		`aw ast grep 'if $X != nil { return $X }'`,
+		`aw ast grep 'fmt.Errorf($F, $$$ARGS)' engine --lang go --max-results 200`,
+	},
+	"ast edit":    {`aw ast edit 'errors.New(fmt.Sprintf($$$A))' --rewrite 'fmt.Errorf($$$A)'`},
+	"ast resolve": {"aw ast resolve tx_01h... accept", "aw ast resolve tx_01h... discard"},
+
 	"plan propose": {
 		"aw plan propose --input plan.json",
 		`echo '{"title":"Fix","objective":"...","steps":["edit a.go"]}' | aw plan propose --input -`,

@@ -217,6 +217,7 @@ func (a *app) nouns() []noun {
 	return []noun{
 		{"inspect", "tools", a.inspectCmd},
 		{"edit", "tools", a.editCmd},
+		{"ast", "tools", a.astCmd},
 		{"plan", "tools", a.planCmd},
 		{"notes", "tools", a.notesCmd},
 		{"command", "tools", a.commandCmd},

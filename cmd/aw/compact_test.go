@@ -114,6 +114,9 @@ func everyOperation(t testing.TB) map[string][]byte {
 	keep(s.call("workspace_edit", fmt.Sprintf(`{"action":"show","transaction_id":%q}`, tx)))
 	keep(s.call("workspace_edit", `{"action":"list"}`))
 	keep(s.call("workspace_edit", fmt.Sprintf(`{"action":"rollback","transaction_id":%q}`, tx)))
+	keep(s.call("workspace_ast", `{"action":"grep","pattern":"greet($X)"}`))
+	keep(s.call("workspace_ast", `{"action":"edit","pattern":"greet($X)","rewrite":"hello($X)"}`))
+	keep(s.call("workspace_ast", fmt.Sprintf(`{"action":"resolve","edit_id":%q,"decision":"accept"}`, tx)))
 	for _, req := range []string{
 		`{"action":"write","name":"todo","content":"first"}`, `{"action":"append","name":"todo","content":"second"}`,
 		`{"action":"read","name":"todo"}`, `{"action":"list"}`, `{"action":"delete","name":"todo"}`,

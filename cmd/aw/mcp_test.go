@@ -254,6 +254,9 @@ var exampleArgs = map[string]map[string]any{
 	"plan.propose":            {"title": "Demo", "objective": "Show a plan", "steps": []any{"read", map[string]any{"text": "edit", "kind": "edit"}}},
 	"plan.show":               {"plan_id": "plan_missing"},
 	"tasks.todo_write":        {"todos": []any{map[string]any{"content": "read the parser"}}},
+	"ast.grep":                {"pattern": "f($X)"},
+	"ast.edit":                {"pattern": "f($X)", "rewrite": "g($X)"},
+	"ast.resolve":             {"edit_id": "tx_missing", "decision": "accept"},
 }
 
 // everyActionWant is what each action answers in TestMCPCallsEveryAction
@@ -330,6 +333,9 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"agent.cancel":            {"INVALID_INPUT", "is not a run id"},
 	"agent.send":              {"INVALID_INPUT", "message is required"},
 	"agent.wait":              {"INVALID_INPUT", "is not a run id"},
+	"ast.grep":                {"", "matches"},
+	"ast.edit":                {"", "editId"},
+	"ast.resolve":             {"NOT_FOUND", `"tx_missing" is not a transaction id`},
 }
 
 func TestMCPCallsEveryAction(t *testing.T) {

@@ -30,7 +30,7 @@ const (
 
 func rowNames() []string {
 	return append([]string{"startup", "startup-git", "read-1g", "read-64k", "search-literal",
-		"search-inner-literal", "search-no-literal", "list", "list-fd"}, append(append(commandRowNames(), vcsRowNames()...), mcpRowNames()...)...)
+		"search-inner-literal", "search-no-literal", "list", "list-fd"}, append(append(append(commandRowNames(), vcsRowNames()...), mcpRowNames()...), astRowNames()...)...)
 }
 
 // awSide runs aw against a workspace root, always as JSON.
@@ -91,7 +91,7 @@ func allRows(b *bench) []row {
 			peer: side{name: fd + " -d 5", argv: []string{fd, "--max-depth", "5", "--hidden", "--no-ignore", "--color", "never",
 				"--exclude", "node_modules", "--exclude", ".git", "--exclude", ".agentic"}, dir: d.tree},
 			check: checkList(d.tree)},
-	}, append(append(commandRows(b), vcsRows(b)...), mcpRows(b)...)...)
+	}, append(append(append(commandRows(b), vcsRows(b)...), mcpRows(b)...), astRows(b)...)...)
 }
 
 // awEnvelope is the part of the agentic-workspace/v1 envelope the checks read.

@@ -1,0 +1,6 @@
+#!/bin/sh
+# rm -rf x in a comment
+rm -rf "$dir"
+echo "rm -rf x"
+f() { echo one two; }
+f
