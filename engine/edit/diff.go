@@ -52,3 +52,15 @@ func binary(b []byte) bool {
 	}
 	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(b)
 }
+
+// Unified is one file's change as a unified diff, for changes made outside
+// a transaction (a command's, shown by aw command diff); an empty before
+// or after with existed false is a created or deleted file.
+func Unified(path string, existedBefore, existsAfter bool, beforeMode, mode uint32, before, after []byte) (diff string, additions, deletions int) {
+	c := &FileChange{Path: path, ExistedBefore: existedBefore, BeforeMode: beforeMode, Mode: mode, Change: "modify"}
+	if !existsAfter {
+		c.Change = "delete"
+	}
+	d := unified(c, before, after)
+	return d, c.Additions, c.Deletions
+}
