@@ -13,6 +13,9 @@ import (
 // and counts the added and deleted lines.
 func unified(c *FileChange, before, after []byte) string {
 	from, to := labels(c)
+	if c.touchesLink() {
+		return fmt.Sprintf("--- %s\n+++ %s\n%s -> %s\n", from, to, linkSide(c.ExistedBefore, c.BeforeMode, before), linkSide(c.Change != "delete", c.Mode, after))
+	}
 	if binary(before) || binary(after) {
 		return fmt.Sprintf("Binary files %s and %s differ\n", from, to)
 	}
@@ -63,4 +66,15 @@ func Unified(path string, existedBefore, existsAfter bool, beforeMode, mode uint
 	}
 	d := unified(c, before, after)
 	return d, c.Additions, c.Deletions
+}
+
+// linkSide names one side of a change that involves a symlink.
+func linkSide(exists bool, mode uint32, content []byte) string {
+	switch {
+	case !exists:
+		return "(nothing)"
+	case isLink(mode):
+		return fmt.Sprintf("symlink to %q", content)
+	}
+	return fmt.Sprintf("a file of %d bytes", len(content))
 }

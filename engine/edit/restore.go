@@ -2,6 +2,8 @@ package edit
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -14,9 +16,12 @@ import (
 // mode, or its absence.
 type Restoration struct {
 	Path    string
-	Exists  bool // false: the file is removed
-	Content []byte
+	Exists  bool   // false: the file is removed
+	Content []byte // for a symlink, its target
 	Mode    fs.FileMode
+	// Link says the recorded state is a symlink; Content is its target.
+	// A link on the path now is removed or replaced as the link itself.
+	Link bool
 	// Expect is the sha256 the file must have now ("" : absent); a file
 	// that changed since is refused as stale, at planning and at commit.
 	Expect string
@@ -43,7 +48,7 @@ func PlanRestore(ws *workspace.Workspace, note string, rs []Restoration) (envelo
 		case r.Expect == "":
 			op.Type = "create"
 		}
-		f, err := p.target(i, op, r.Path)
+		f, err := p.restoreTarget(i, op, r)
 		if err != nil {
 			return envelope.Envelope{}, err
 		}
@@ -54,6 +59,9 @@ func PlanRestore(ws *workspace.Workspace, note string, rs []Restoration) (envelo
 			p.destructive("restore of %s over a later change (%s)", f.rel, r.Over)
 		}
 		f.exists, f.content, f.mode = r.Exists, r.Content, r.Mode.Perm()
+		if r.Link {
+			f.mode = linkMode
+		}
 		if !r.Exists {
 			f.content = nil
 		}
@@ -80,4 +88,22 @@ func PlanRestore(ws *workspace.Workspace, note string, rs []Restoration) (envelo
 		return envelope.Envelope{}, err
 	}
 	return result(ws, tx, ""), nil
+}
+
+// restoreTarget loads a restoration's path: as the link itself when a
+// symlink is recorded or is there now, else like any write target.
+func (p *planner) restoreTarget(i int, op Op, r Restoration) (*vfile, error) {
+	if !r.Link {
+		if fi, err := os.Lstat(filepath.Join(p.ws.Root, filepath.FromSlash(r.Path))); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return p.target(i, op, r.Path)
+		}
+	}
+	f, err := p.linkFile(i, op, r.Path)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.claimFile(i, op, f); err != nil {
+		return nil, err
+	}
+	return f, p.expect(i, op, f)
 }

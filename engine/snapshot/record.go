@@ -175,13 +175,13 @@ func (s *Session) End(ctx context.Context, job, recordPath, rel string) *Summary
 }
 
 // Restorable says undo can put a change back: what was there before is a
-// regular file whose content was kept, or nothing (a created path is
-// removed).
+// symlink, a regular file whose content was kept, or nothing (a created
+// path is removed); and what the job left is a file or a symlink.
 func Restorable(c RecordedChange) bool {
-	if c.Before == nil {
-		return c.After.Type != "other"
+	if c.After != nil && c.After.Type == "other" {
+		return false
 	}
-	return c.Before.Type == "file" && c.Before.Kept && (c.After == nil || c.After.Type != "other")
+	return c.Before == nil || c.Before.Type == "symlink" || c.Before.Type == "file" && c.Before.Kept
 }
 
 // LoadRecord reads a job's changes.json.

@@ -137,15 +137,23 @@ func skippedPaths(s []Skipped) string {
 func restoration(snaps *snapshot.Store, c snapshot.RecordedChange, now *snapshot.State) (edit.Restoration, string) {
 	r := edit.Restoration{Path: c.Path}
 	if now != nil {
-		if now.Type != "file" {
+		switch now.Type {
+		case "file":
+			r.Expect = now.SHA256
+		case "symlink":
+			sum := sha256.Sum256([]byte(now.Link))
+			r.Expect = hex.EncodeToString(sum[:])
+		default:
 			return r, fmt.Sprintf("it is now a %s, which undo does not remove; remove it yourself if it should go", now.Type)
 		}
-		r.Expect = now.SHA256
 	}
-	if c.Before == nil {
+	switch {
+	case c.Before == nil:
 		return r, "" // created by the job: removed
-	}
-	if c.Before.Type != "file" {
+	case c.Before.Type == "symlink":
+		r.Exists, r.Link, r.Content = true, true, []byte(c.Before.Link)
+		return r, ""
+	case c.Before.Type != "file":
 		return r, fmt.Sprintf("it was a %s before the job, which undo does not recreate", c.Before.Type)
 	}
 	b, err := snaps.BlobOf(c.Before)
