@@ -16,7 +16,7 @@ import (
 // is read and written on every command, and JSON would cost tens of
 // milliseconds each way. Its last 32 bytes are the sha256 of the rest, so
 // a torn or damaged manifest is never trusted.
-var magic = []byte("aw-snapshot 1\n")
+var magic = []byte("aw-snapshot 2\n")
 
 func (s *Store) manifestPath() string { return filepath.Join(s.dir, "manifest") }
 
@@ -52,6 +52,7 @@ func encode(m *Manifest) []byte {
 	b = append(b, magic...)
 	b = binary.AppendVarint(b, m.Taken.UnixNano())
 	b = binary.AppendUvarint(b, uint64(m.Unkept))
+	b = binary.AppendUvarint(b, uint64(m.Racy))
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	for _, p := range paths {
 		e := m.Entries[p]
@@ -94,6 +95,7 @@ func decode(b []byte) (*Manifest, error) {
 	r := reader{b: body[len(magic):]}
 	m := &Manifest{Taken: time.Unix(0, r.varint())}
 	m.Unkept = int(r.uvarint())
+	m.Racy = int(r.uvarint())
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
 		return nil, errCorrupt

@@ -119,10 +119,17 @@ func Begin(ctx context.Context, ws *workspace.Workspace) *Session {
 		return s
 	}
 	s.before = m
-	if prev == nil || len(Diff(prev, m)) > 0 || prev.Unkept != m.Unkept {
+	if stale(prev, m) {
 		s.store.Save(m)
 	}
 	return s
+}
+
+// stale says the saved manifest prev no longer describes m: a path
+// changed, or an entry prev could not trust (racy, unkept) may now be
+// trusted. An unchanged tree writes nothing.
+func stale(prev, m *Manifest) bool {
+	return prev == nil || prev.Racy > 0 || prev.Unkept != m.Unkept || len(Diff(prev, m)) > 0
 }
 
 func (s *Session) why(err error) string {
@@ -146,6 +153,8 @@ func (s *Session) End(ctx context.Context, job, recordPath, rel string) *Summary
 	rec := &Record{Job: job, Before: s.before.Taken.UTC(), After: after.Taken.UTC(), Changes: []RecordedChange{}}
 	if len(changes) > 0 {
 		changes, rec.Attributed = attribute(s.ws, s.before.Taken, changes)
+	}
+	if len(changes) > 0 || stale(s.before, after) {
 		s.store.Save(after)
 	}
 	sum := &Summary{Recorded: true, Paths: []PathChange{}, Record: rel}

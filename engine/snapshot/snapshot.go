@@ -77,6 +77,9 @@ type Manifest struct {
 	// Unkept counts regular files recorded by hash only: over the file
 	// size cap or past the byte budget.
 	Unkept int
+	// Racy counts entries modified within racyWindow of the scan: the next
+	// scan hashes them again, and should save what it then trusts.
+	Racy int
 }
 
 // Limits bound a scan (the commands.snapshot* settings).
@@ -169,6 +172,7 @@ func (s *Store) Scan(ctx context.Context, ws *workspace.Workspace, prev *Manifes
 		n       atomic.Int64
 		kept    atomic.Int64
 		unkept  atomic.Int64
+		racy    atomic.Int64
 		firstEr error
 	)
 	ctx, cancel := context.WithCancel(ctx)
@@ -191,6 +195,9 @@ func (s *Store) Scan(ctx context.Context, ws *workspace.Workspace, prev *Manifes
 			return // gone since the directory was read
 		}
 		e.Racy = e.Mtime >= racyAfter || e.Ctime >= racyAfter
+		if e.Racy {
+			racy.Add(1)
+		}
 		if e.Regular() && !e.Kept {
 			unkept.Add(1)
 		}
@@ -207,7 +214,7 @@ func (s *Store) Scan(ctx context.Context, ws *workspace.Workspace, prev *Manifes
 	if firstEr != nil {
 		return nil, firstEr
 	}
-	m.Unkept = int(unkept.Load())
+	m.Unkept, m.Racy = int(unkept.Load()), int(racy.Load())
 	return m, nil
 }
 
