@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/dispatch"
+	"github.com/agentic-workspace/aw/engine/undo"
 )
 
 func (a *app) commandCmd() *cobra.Command {
@@ -30,6 +31,8 @@ outlives this call. Full logs are kept under .agentic/jobs/<job_id>/.
   aw command wait JOB [--timeout S]
   aw command cancel JOB | --all
   aw command test [--pattern NAME] [--path DIR]
+  aw command diff JOB
+  aw command undo JOB [--force]
 
 test runs the workspace's test command (commands.testCommand; without it,
 the one go.mod, package.json, Cargo.toml, pytest's files or a Makefile's
@@ -79,6 +82,10 @@ ran; read data.exitCode, data.timedOut and data.cancelled.`,
 			r.JobID = args[0]
 		case *command.CancelRequest:
 			r.JobID = args[0]
+		case *undo.UndoRequest:
+			r.JobID = args[0]
+		case *undo.DiffRequest:
+			r.JobID = args[0]
 		}
 	}
 	status := a.verb(dispatch.Command, "status", "status JOB [--tail-chars N]", func(f *pflag.FlagSet, req any) {
@@ -89,8 +96,13 @@ ran; read data.exitCode, data.timedOut and data.cancelled.`,
 	list := a.verb(dispatch.Command, "list", "list [--limit N]", func(f *pflag.FlagSet, req any) {
 		f.IntVar(&req.(*command.ListRequest).Limit, "limit", 0, "most jobs to show, 1-200 (default 20)")
 	}, nil)
+	undoCmd := a.verb(dispatch.Command, "undo", "undo JOB [--force]", func(f *pflag.FlagSet, req any) {
+		f.BoolVar(&req.(*undo.UndoRequest).Force, "force", false, "also restore paths changed again after the job (destructive: overwrites those later changes)")
+	}, jobArg)
+	diff := a.verb(dispatch.Command, "diff", "diff JOB", nil, jobArg)
 	status.Args, cancel.Args, list.Args = cobra.MaximumNArgs(1), cobra.MaximumNArgs(1), cobra.NoArgs
-	cmd.AddCommand(status, cancel, list, a.superviseCmd())
+	undoCmd.Args, diff.Args = cobra.MaximumNArgs(1), cobra.MaximumNArgs(1)
+	cmd.AddCommand(status, cancel, list, undoCmd, diff, a.superviseCmd())
 	cmd.AddCommand(a.jobFollowCmds()...)
 	return cmd
 }

@@ -68,6 +68,8 @@ var examples = map[string][]string{
 	"command wait":   {"aw command wait job_01h... --timeout 60"},
 	"command list":   {"aw command list", "aw command list --limit 5"},
 	"command cancel": {"aw command cancel job_01h...", "aw command cancel --all"},
+	"command diff":   {"aw command diff job_01h..."},
+	"command undo":   {"aw command undo job_01h...", "aw command undo job_01h... --force"},
 
 	"policy check-command": {"aw policy check-command -- git push --force", "aw policy check-command --line 'sed -i s/a/b/ main.go'"},
 	"policy check-path":    {"aw policy check-path .env", "aw policy check-path .agentic/config.json --write"},

@@ -131,6 +131,8 @@ func everyOperation(t testing.TB) map[string][]byte {
 		ran := keep(s.call("workspace_command", `{"action":"run","executable":"echo","args":["hello"]}`))
 		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"output","job_id":%q,"since":"o:0,e:0"}`, field(t, ran, ".data.jobId"))))
 		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"wait","job_id":%q,"timeout_seconds":5}`, field(t, ran, ".data.jobId"))))
+		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"diff","job_id":%q}`, field(t, ran, ".data.jobId"))))
+		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"undo","job_id":%q}`, field(t, ran, ".data.jobId"))))
 		start := keep(s.call("workspace_command", `{"action":"start","executable":"sleep","args":["30"]}`))
 		job := field(t, start, ".data.jobId")
 		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"status","job_id":%q}`, job)))

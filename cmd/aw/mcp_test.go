@@ -295,6 +295,8 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"command.wait":            {"NOT_FOUND", "is not a job id"},
 	"command.cancel":          {"INVALID_INPUT", "cancel needs a job id"},
 	"command.list":            {"", "jobs"},
+	"command.undo":            {"NOT_FOUND", "is not a job id"},
+	"command.diff":            {"NOT_FOUND", "is not a job id"},
 	"command.test":            {"TOOL_DISABLED", "there is no test command"},
 	"tasks.create":            {"INVALID_INPUT", "title is required"},
 	"tasks.list":              {"", "boards"},

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentic-workspace/aw/engine/snapshot"
 	"math"
 	"os"
 	"os/exec"
@@ -105,6 +106,9 @@ type Result struct {
 	// SubmittedLine is the caller's line when Line (what /bin/sh ran: the
 	// checker's canonical re-print) differs from it.
 	SubmittedLine string `json:"submittedLine,omitempty"`
+	// Changes is what the job did to the workspace: counts and the first
+	// paths; undo with `aw command undo`, see it with `aw command diff`.
+	Changes *snapshot.Summary `json:"changes,omitempty"`
 }
 
 // Run runs a command in the foreground and returns its exit code and the
@@ -132,7 +136,8 @@ func foreground(ws *workspace.Workspace, req *Request, action string) (j *Job, c
 		return nil, false, nil, err
 	}
 	var consumeErr error
-	j, err = execute(ws.Store, p.job.ID, spawnEnv(ws, p.job.ID), func(pid int, err error) {
+	snap := snapshot.Begin(context.Background(), ws)
+	j, err = execute(ws.Store, p.job.ID, spawnEnv(ws, p.job.ID), snap, func(pid int, err error) {
 		if err == nil {
 			consumeErr = gate.Consume(ws, p.approval)
 		}
@@ -435,6 +440,7 @@ func create(ws *workspace.Workspace, j *Job) error {
 	self := os.Getpid()
 	j.CreatedAt, j.StartedAt = now, now
 	j.LauncherPid, j.LauncherStart = self, proc.Start(self)
+	j.ConfigHome = ws.ConfigHome
 	j.Stdout.Path = ws.Store.Rel(ws.Store.Path("jobs", j.ID, "stdout.log"))
 	j.Stderr.Path = ws.Store.Rel(ws.Store.Path("jobs", j.ID, "stderr.log"))
 	return ws.Store.WriteJSON(jobPath(ws.Store, j.ID), j)
@@ -516,7 +522,7 @@ func Supervise(root, id string, rep *os.File) error {
 		}
 	}
 	self := os.Getpid()
-	_, err := update(s, id, func(j *Job) error {
+	j, err := update(s, id, func(j *Job) error {
 		if j.Status != Starting || j.SupervisorPid != 0 || j.Action != "start" {
 			return envelope.Errorf(envelope.TransactionState, "job %s is %s and already has a supervisor: only `aw command start` launches one", id, j.Status)
 		}
@@ -527,7 +533,7 @@ func Supervise(root, id string, rep *os.File) error {
 		send(report{Error: asError(err)})
 		return err
 	}
-	_, err = execute(s, id, os.Environ(), func(pid int, err error) {
+	_, err = execute(s, id, os.Environ(), supervisedSnapshot(root, j), func(pid int, err error) {
 		if err != nil {
 			send(report{Error: asError(err)})
 			return
@@ -535,6 +541,17 @@ func Supervise(root, id string, rep *os.File) error {
 		send(report{Pid: pid})
 	})
 	return err
+}
+
+// supervisedSnapshot is a background job's scan before it starts, taken by
+// its supervisor with the settings the launcher saw (nil when the
+// workspace no longer opens: the job runs, unrecorded).
+func supervisedSnapshot(root string, j *Job) *snapshot.Session {
+	ws, err := workspace.Open(workspace.Options{Root: root, ConfigHome: j.ConfigHome})
+	if err != nil {
+		return nil
+	}
+	return snapshot.Begin(context.Background(), ws)
 }
 
 func asError(err error) *envelope.Error {
@@ -612,7 +629,7 @@ func result(s *store.Store, j *Job) *Result {
 		Sandbox: j.Sandbox, Pid: j.Pid, ExitCode: j.ExitCode, Signal: j.Signal, TimedOut: j.TimedOut, Cancelled: j.Cancelled,
 		StartedAt: j.StartedAt, EndedAt: j.EndedAt, DurationMs: j.DurationMs,
 		StdoutBytes: j.Stdout.Bytes, StderrBytes: j.Stderr.Bytes, StdoutPath: j.Stdout.Path, StderrPath: j.Stderr.Path,
-		Error: j.Error, SubmittedLine: j.SubmittedLine,
+		Error: j.Error, SubmittedLine: j.SubmittedLine, Changes: j.Changes,
 	}
 	if r.Args == nil {
 		r.Args = []string{}

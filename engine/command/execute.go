@@ -1,7 +1,9 @@
 package command
 
 import (
+	"context"
 	"errors"
+	"github.com/agentic-workspace/aw/engine/snapshot"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -37,9 +39,10 @@ const ownerCheck = 2 * time.Second
 // stdout and stderr going straight to the log files (aw never holds the
 // output, so a job printing gigabytes leaves aw's memory flat), a timer
 // when the job has a timeout, and every step recorded in job.json. started
-// is called once the process exists (or failed to). It returns the final
-// record.
-func execute(s *store.Store, id string, env []string, started func(pid int, err error)) (*Job, error) {
+// is called once the process exists (or failed to). snap, the scan taken
+// before the job (nil: none), is finished once the process tree is gone,
+// and what it found is recorded with the end. It returns the final record.
+func execute(s *store.Store, id string, env []string, snap *snapshot.Session, started func(pid int, err error)) (*Job, error) {
 	j, err := load(s, id)
 	if err != nil {
 		started(0, err)
@@ -154,6 +157,10 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 	// over when its process is, and no stray child outlives it.
 	signalGroup(pid, syscall.SIGKILL)
 	reapOrphans(killGrace)
+	var changes *snapshot.Summary
+	if snap != nil {
+		changes = snap.End(context.Background(), id, changesPath(s, id), s.Rel(changesPath(s, id)))
+	}
 
 	mu.Lock()
 	why := reason
@@ -178,6 +185,7 @@ func execute(s *store.Store, id string, env []string, started func(pid int, err 
 		}
 		cur.ExitCode = code
 		cur.Signal = sig
+		cur.Changes = changes
 		switch {
 		case why == TimedOut:
 			cur.Status, cur.TimedOut = TimedOut, true

@@ -3,6 +3,7 @@ package command
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/agentic-workspace/aw/engine/snapshot"
 	"io"
 	"os"
 	"path/filepath"
@@ -79,7 +80,17 @@ type Job struct {
 	// SubmittedLine is the caller's text when Line, the checker's canonical
 	// re-print that /bin/sh runs, differs from it.
 	SubmittedLine string `json:"submittedLine,omitempty"`
+
+	// Changes is what the job did to the workspace (its snapshot), set
+	// when it ends; the whole list is changes.json beside job.json.
+	Changes *snapshot.Summary `json:"changes,omitempty"`
+	// ConfigHome is the launcher's user configuration directory, so a
+	// detached supervisor sees the settings the launcher saw.
+	ConfigHome string `json:"configHome,omitempty"`
 }
+
+// changesPath is a job's snapshot record.
+func changesPath(s *store.Store, id string) string { return s.Path("jobs", id, "changes.json") }
 
 // LogFile is one of a job's logs. Bytes and SHA256 are recorded when the
 // job ends; a running job's log is still growing.

@@ -350,7 +350,7 @@ const (
 func verify(ws *workspace.Workspace, tx *Transaction, s side) error {
 	var stale []string
 	for _, f := range tx.Files {
-		jp, err := ws.Jail.Resolve(f.Path, workspace.Write)
+		jp, err := resolveChange(ws, &f)
 		if err != nil {
 			return err
 		}
@@ -358,12 +358,11 @@ func verify(ws *workspace.Workspace, tx *Transaction, s side) error {
 			stale = append(stale, f.Path+" (now resolves to "+jp.Rel+")")
 			continue
 		}
-		want := f.BeforeSHA256
+		want, mode := f.BeforeSHA256, f.BeforeMode
 		if s == after {
-			want = f.AfterSHA256
+			want, mode = f.AfterSHA256, f.Mode
 		}
-		got, _, err := currentHash(jp.Abs)
-		if err != nil || got != want {
+		if !holds(jp.Abs, want, mode) {
 			stale = append(stale, f.Path)
 		}
 	}
@@ -505,7 +504,7 @@ func writeFiles(ws *workspace.Workspace, tx *Transaction, contents [][]byte) err
 			}
 			continue
 		}
-		if err := store.Replace(abs, contents[n], fs.FileMode(f.Mode)); err != nil {
+		if err := place(abs, contents[n], f.Mode); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.Path, err)
 		}
 		crashPointN("commit.file", n)
@@ -529,7 +528,7 @@ func restore(ws *workspace.Workspace, tx *Transaction, created bool) error {
 	dirs := map[string]bool{}
 	for n, f := range tx.Files {
 		abs := filepath.Join(ws.Root, filepath.FromSlash(f.Path))
-		if jp, err := ws.Jail.Resolve(f.Path, workspace.Write); err != nil || jp.Abs != abs {
+		if jp, err := resolveChange(ws, &f); err != nil || jp.Abs != abs {
 			errs = append(errs, f.Path+": no longer resolves inside the workspace; left alone")
 			continue
 		}
@@ -540,22 +539,21 @@ func restore(ws *workspace.Workspace, tx *Transaction, created bool) error {
 				os.Remove(s)
 			}
 		}
-		got, present, _ := currentHash(abs)
 		if !f.ExistedBefore {
-			if present {
+			if _, present, _, _ := current(abs); present {
 				if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					errs = append(errs, f.Path+": "+err.Error())
 				}
 			}
 			continue
 		}
-		if got == f.BeforeSHA256 {
+		if holds(abs, f.BeforeSHA256, f.BeforeMode) && permIs(abs, f.BeforeMode) {
 			continue
 		}
 		content, err := readBlob(ws, tx, "before", n, f.BeforeSHA256)
 		if err == nil {
 			if err = os.MkdirAll(filepath.Dir(abs), 0o755); err == nil {
-				err = store.Replace(abs, content, fs.FileMode(f.BeforeMode))
+				err = place(abs, content, f.BeforeMode)
 			}
 		}
 		if err != nil {
@@ -610,7 +608,7 @@ func Rollback(ctx context.Context, ws *workspace.Workspace, req *RollbackRequest
 	}
 	now := map[string]string{}
 	for _, f := range tx.Files {
-		h, _, _ := currentHash(filepath.Join(ws.Root, filepath.FromSlash(f.Path)))
+		h, _, _, _ := current(filepath.Join(ws.Root, filepath.FromSlash(f.Path)))
 		now[f.Path] = h
 	}
 	args := map[string]any{"action": "rollback", "transaction_id": tx.ID}
@@ -658,7 +656,7 @@ func Rollback(ctx context.Context, ws *workspace.Workspace, req *RollbackRequest
 func inJail(ws *workspace.Workspace, tx *Transaction) error {
 	var bad []string
 	for _, f := range tx.Files {
-		jp, err := ws.Jail.Resolve(f.Path, workspace.Write)
+		jp, err := resolveChange(ws, &f)
 		if err != nil || jp.Rel != f.Path {
 			bad = append(bad, f.Path)
 		}

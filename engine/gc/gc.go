@@ -43,6 +43,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/proc"
+	"github.com/agentic-workspace/aw/engine/snapshot"
 	"github.com/agentic-workspace/aw/engine/store"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -118,6 +119,8 @@ type Result struct {
 	Protected          []Protected  `json:"protected"`
 	ProtectedTruncated bool         `json:"protectedTruncated,omitempty"`
 	Limited            bool         `json:"limited,omitempty"` // Auto stopped at AutoLimit
+	// Snapshots are the blobs of command snapshots nothing names any more.
+	Snapshots *snapshot.Pruned `json:"snapshots,omitempty"`
 	// Ended are the processes whose records were stale (a job whose
 	// supervisor is gone, a Chromium no session record names): `aw gc`
 	// ends them (a dry run lists them).
@@ -275,6 +278,11 @@ func prune(ws *workspace.Workspace, res *Result, limit int) error {
 	}
 	res.StoreBytesAfter = total
 	res.fill(ws, entries, removed)
+	// Blobs last: the jobs just removed took the records naming them.
+	if p, err := snapshot.Open(ws).Prune(ws, res.DryRun); err == nil && p.Blobs > 0 {
+		res.Snapshots = &p
+		res.BytesFreed += p.Bytes
+	}
 	return nil
 }
 
@@ -571,6 +579,9 @@ func report(res *Result) envelope.Envelope {
 	var parts []string
 	for _, k := range res.Kinds {
 		parts = append(parts, fmt.Sprintf("%d %s (%s)", k.Removed, label(k.Kind, k.Removed), store.HumanBytes(k.BytesFreed)))
+	}
+	if p := res.Snapshots; p != nil {
+		parts = append(parts, fmt.Sprintf("%d snapshot blobs (%s)", p.Blobs, store.HumanBytes(p.Bytes)))
 	}
 	verb := "Freed"
 	if res.DryRun {

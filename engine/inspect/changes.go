@@ -13,6 +13,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/proc"
+	"github.com/agentic-workspace/aw/engine/snapshot"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -54,6 +55,8 @@ type JobRecord struct {
 	Executable string    `json:"executable"`
 	ExitCode   *int      `json:"exitCode"`
 	StartedAt  time.Time `json:"startedAt"`
+	// Changes is what the job did to the workspace (its snapshot).
+	Changes *snapshot.Summary `json:"changes"`
 }
 
 // BoardRecord is .agentic/tasks/<board_id>/state.json.
@@ -155,6 +158,12 @@ type JobEntry struct {
 	Executable string `json:"executable"`
 	ExitCode   *int   `json:"exitCode"`
 	StartedAt  string `json:"startedAt,omitempty"`
+	// Changed are the paths the job changed in the workspace (the first 20
+	// of ChangedCount; aw command diff shows them, aw command undo puts
+	// them back). Absent when the job recorded nothing.
+	Changed          []string `json:"changed,omitempty"`
+	ChangedCount     int      `json:"changedCount,omitempty"`
+	ChangedTruncated bool     `json:"changedTruncated,omitempty"`
 }
 
 // ApprovalEntry is a pending or approved non-plan approval.
@@ -196,6 +205,14 @@ func Changes(ctx context.Context, ws *workspace.Workspace, req *ChangesRequest) 
 	if err == nil {
 		err = eachRecord(ws, "jobs", "job.json", func(id string, j *JobRecord) {
 			e := JobEntry{ID: orID(j.ID, id), Status: j.Status, Executable: j.Executable, ExitCode: j.ExitCode}
+			if c := j.Changes; c != nil && c.Total() > 0 {
+				for _, p := range c.Paths {
+					e.Changed = append(e.Changed, p.Path)
+				}
+				var cut bool
+				e.Changed, cut = capList(e.Changed)
+				e.ChangedCount, e.ChangedTruncated = c.Total(), c.Truncated || cut
+			}
 			if !j.StartedAt.IsZero() {
 				e.StartedAt = j.StartedAt.UTC().Format(time.RFC3339)
 			}

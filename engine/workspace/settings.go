@@ -39,19 +39,23 @@ type Settings struct {
 		MaxEntries int      `json:"maxEntries" doc:"most entries a listing returns"`
 	} `json:"list"`
 	Commands struct {
-		Enabled        bool              `json:"enabled" doc:"process execution"`
-		MaxSeconds     int               `json:"maxSeconds" doc:"default and cap of timeout_seconds"`
-		Allow          []string          `json:"allow" doc:"executable basenames that may run (empty: nothing may run)"`
-		Deny           []string          `json:"deny" doc:"executable basenames that never run"`
-		DenyPatterns   rule.Patterns     `json:"denyPatterns" doc:"argv prefixes or /regex/ refused; an entry may be {pattern, match, noMatch} with examples checked when settings load"`
-		Interpreter    string            `json:"interpreter" doc:"none (argv) or sh (parsed shell line)"`
-		InheritEnv     []string          `json:"inheritEnv" doc:"environment variables passed to spawned processes"`
-		Env            map[string]string `json:"env" doc:"environment variables set for spawned processes"`
-		MaxOutputBytes int               `json:"maxOutputBytes" doc:"per-stream bytes kept in memory for a run"`
-		MaxJobs        int               `json:"maxJobs" doc:"background jobs at once"`
-		Sandbox        string            `json:"sandbox" doc:"OS sandbox of spawned processes: auto (the strongest available), require (refuse without one) or off"`
-		Network        bool              `json:"network" doc:"spawned processes may reach the network"`
-		TestCommand    string            `json:"testCommand" doc:"what aw command test runs: one command line, quotes respected, no shell operators, run without a shell in either interpreter (empty: detected from the project)"`
+		Enabled              bool              `json:"enabled" doc:"process execution"`
+		MaxSeconds           int               `json:"maxSeconds" doc:"default and cap of timeout_seconds"`
+		Allow                []string          `json:"allow" doc:"executable basenames that may run (empty: nothing may run)"`
+		Deny                 []string          `json:"deny" doc:"executable basenames that never run"`
+		DenyPatterns         rule.Patterns     `json:"denyPatterns" doc:"argv prefixes or /regex/ refused; an entry may be {pattern, match, noMatch} with examples checked when settings load"`
+		Interpreter          string            `json:"interpreter" doc:"none (argv) or sh (parsed shell line)"`
+		InheritEnv           []string          `json:"inheritEnv" doc:"environment variables passed to spawned processes"`
+		Env                  map[string]string `json:"env" doc:"environment variables set for spawned processes"`
+		MaxOutputBytes       int               `json:"maxOutputBytes" doc:"per-stream bytes kept in memory for a run"`
+		MaxJobs              int               `json:"maxJobs" doc:"background jobs at once"`
+		Sandbox              string            `json:"sandbox" doc:"OS sandbox of spawned processes: auto (the strongest available), require (refuse without one) or off"`
+		Network              bool              `json:"network" doc:"spawned processes may reach the network"`
+		TestCommand          string            `json:"testCommand" doc:"what aw command test runs: one command line, quotes respected, no shell operators, run without a shell in either interpreter (empty: detected from the project)"`
+		Snapshot             string            `json:"snapshot" doc:"record what each job changes in the workspace, for aw command undo and diff: auto (while the tree is within the snapshot caps) or off"`
+		SnapshotMaxFiles     int               `json:"snapshotMaxFiles" doc:"a tree with more files than this is not snapshotted (jobs then record no changes)"`
+		SnapshotMaxBytes     int64             `json:"snapshotMaxBytes" doc:"bytes of file content a snapshot keeps; files past it are recorded by hash only and cannot be undone"`
+		SnapshotMaxFileBytes int64             `json:"snapshotMaxFileBytes" doc:"a larger file is recorded by hash only and cannot be undone"`
 	} `json:"commands"`
 	VCS struct {
 		Enabled bool `json:"enabled" doc:"version control tools"`
@@ -126,6 +130,10 @@ func Defaults() Settings {
 	s.Commands.MaxOutputBytes = 1 << 20
 	s.Commands.MaxJobs = 4
 	s.Commands.Sandbox = "auto"
+	s.Commands.Snapshot = "auto"
+	s.Commands.SnapshotMaxFiles = 100000
+	s.Commands.SnapshotMaxBytes = 1 << 30
+	s.Commands.SnapshotMaxFileBytes = 16 << 20
 	s.Browser.IdleSeconds = 1800
 	s.Browser.MaxSessions = 4
 	s.VCS.Enabled = true
@@ -299,6 +307,14 @@ func (s *Settings) Validate() error {
 		return bad("commands.maxJobs", "at least 1", s.Commands.MaxJobs)
 	case s.Commands.Sandbox != "auto" && s.Commands.Sandbox != "require" && s.Commands.Sandbox != "off":
 		return bad("commands.sandbox", `"auto", "require" or "off"`, s.Commands.Sandbox)
+	case s.Commands.Snapshot != "auto" && s.Commands.Snapshot != "off":
+		return bad("commands.snapshot", `"auto" or "off"`, s.Commands.Snapshot)
+	case s.Commands.SnapshotMaxFiles < 1:
+		return bad("commands.snapshotMaxFiles", "at least 1", s.Commands.SnapshotMaxFiles)
+	case s.Commands.SnapshotMaxBytes < 0:
+		return bad("commands.snapshotMaxBytes", "0 (keep no content) or more", s.Commands.SnapshotMaxBytes)
+	case s.Commands.SnapshotMaxFileBytes < 0:
+		return bad("commands.snapshotMaxFileBytes", "0 (keep no content) or more", s.Commands.SnapshotMaxFileBytes)
 	case s.Browser.IdleSeconds < 1:
 		return bad("browser.idleSeconds", "at least 1", s.Browser.IdleSeconds)
 	case s.Browser.MaxSessions < 1:

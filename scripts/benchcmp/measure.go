@@ -30,6 +30,10 @@ type row struct {
 	// peer's by at most this much (what a layer adds, not a ratio).
 	maxDiff  time.Duration
 	aw, peer side
+	// baseline, when set, is aw without the layer the row measures: aw's
+	// figure is then its median minus the baseline's (what the layer adds),
+	// held to target against the peer.
+	baseline *side
 	missing  string // when the peer's executable is absent: how to install it
 	// check compares one aw output with one peer output (both stdout).
 	check func(aw, peer []byte) error
@@ -144,7 +148,7 @@ func (b *bench) measure(r row) result {
 			r.after()
 		}
 	}
-	var awTimes, peerTimes []time.Duration
+	var awTimes, peerTimes, baseTimes []time.Duration
 	for i := 0; i < b.o.runs; i++ {
 		a, err := r.aw.run()
 		if r.after != nil {
@@ -152,6 +156,16 @@ func (b *bench) measure(r row) result {
 		}
 		if err != nil {
 			return fail("aw: %v", err)
+		}
+		if r.baseline != nil {
+			bl, err := r.baseline.run()
+			if r.after != nil {
+				r.after()
+			}
+			if err != nil {
+				return fail("baseline: %v", err)
+			}
+			baseTimes = append(baseTimes, bl.elapsed)
 		}
 		p, err := r.peer.run()
 		if err != nil {
@@ -164,6 +178,11 @@ func (b *bench) measure(r row) result {
 		}
 	}
 	res.awMedian, res.peerMedian = median(awTimes), median(peerTimes)
+	if r.baseline != nil {
+		base := median(baseTimes)
+		logf("  aw %s, %s %s: aw adds %s", dur(res.awMedian), r.baseline.name, dur(base), dur(res.awMedian-base))
+		res.awMedian -= base
+	}
 	res.status = "pass"
 	var why []string
 	if r.maxDiff > 0 {

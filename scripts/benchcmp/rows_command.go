@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,7 +24,7 @@ import (
 // held to the same target against `tail -c 20000`.
 
 func commandRowNames() []string {
-	return []string{"command-status-1g", "command-status-4g", "command-output-1g", "command-run-true", "command-run-sandbox"}
+	return []string{"command-status-1g", "command-status-4g", "command-output-1g", "command-run-true", "command-run-sandbox", "command-run-snapshot"}
 }
 
 const statusTail = 2000
@@ -107,7 +110,167 @@ func commandRows(b *bench) []row {
 			}
 			return nil
 		}})
+	if b.o.rows == "" || strings.Contains(b.o.rows, "command-run-snapshot") {
+		rows = append(rows, b.snapshotRow())
+	}
 	return rows
+}
+
+// snapshotRow measures what recording a job's changes adds to `aw command
+// run -- true` on the generated tree when nothing changed (aw with
+// commands.snapshot auto minus aw with it off), against `git status
+// --porcelain` on the same tree committed to git. It also reports the
+// first snapshot's time and the store's size, and the time to plan the
+// undo of a job that changed 10 files.
+func (b *bench) snapshotRow() row {
+	on, err := b.snapshotTree("snapshot-on", "")
+	if err != nil {
+		fatalf("preparing the snapshot tree: %v", err)
+	}
+	off, err := b.snapshotTree("snapshot-off", `, "snapshot": "off"`)
+	if err != nil {
+		fatalf("preparing the snapshot-off tree: %v", err)
+	}
+	os.RemoveAll(filepath.Join(on, ".agentic", "snapshots"))
+	start := time.Now()
+	if _, err := b.awSide(on, "command", "run", "--", "true").run(); err != nil {
+		fatalf("first snapshot: %v", err)
+	}
+	first := time.Since(start)
+	logf("command-run-snapshot: first snapshot of %d files %s, store %s", b.o.files, dur(first), duOf(filepath.Join(on, ".agentic", "snapshots")))
+	b.undoFigure(on)
+	base := b.awSide(off, "command", "run", "--", "true")
+	base.name = "aw, snapshot off"
+	clear := func() {
+		os.RemoveAll(filepath.Join(on, ".agentic", "jobs"))
+		os.RemoveAll(filepath.Join(off, ".agentic", "jobs"))
+	}
+	return row{name: "command-run-snapshot", target: 1.5, baseline: &base,
+		aw:      b.awSide(on, "command", "run", "--", "true"),
+		peer:    side{name: "git status --porcelain", argv: []string{"git", "status", "--porcelain"}, dir: on},
+		missing: "apt-get install git", after: clear,
+		check: func(aw, peer []byte) error {
+			env, err := parseEnvelope(aw)
+			if err != nil {
+				return err
+			}
+			var d struct {
+				Changes *struct {
+					Recorded bool   `json:"recorded"`
+					Reason   string `json:"reason"`
+					Created  int    `json:"created"`
+					Modified int    `json:"modified"`
+					Deleted  int    `json:"deleted"`
+				} `json:"changes"`
+			}
+			if err := json.Unmarshal(env.Data, &d); err != nil || d.Changes == nil || !d.Changes.Recorded {
+				return fmt.Errorf("aw recorded no snapshot: %s", env.Data)
+			}
+			if n := d.Changes.Created + d.Changes.Modified + d.Changes.Deleted; n != 0 || len(bytes.TrimSpace(peer)) != 0 {
+				return fmt.Errorf("the tree is not clean: aw saw %d changes, git %q", n, clip(string(peer)))
+			}
+			return nil
+		}}
+}
+
+// undoFigure times planning the undo of a job that changed 10 files, and
+// puts them back.
+func (b *bench) undoFigure(root string) {
+	var files []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.HasSuffix(p, ".go") && len(files) < 10 && !strings.Contains(p, ".agentic") {
+			rel, _ := filepath.Rel(root, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	var cmds []string
+	for _, f := range files {
+		cmds = append(cmds, "echo '// changed' >> "+strconv.Quote(f))
+	}
+	line := strings.Join(cmds, "; ")
+	out, err := b.awSide(root, "command", "run", "--line", line).run()
+	if err != nil {
+		logf("command-run-snapshot: the 10-file job failed: %v", err)
+		return
+	}
+	env, err := parseEnvelope(out.stdout)
+	var d struct {
+		JobID string `json:"jobId"`
+	}
+	if err != nil || json.Unmarshal(env.Data, &d) != nil {
+		logf("command-run-snapshot: no job id from the 10-file job")
+		return
+	}
+	var times []time.Duration
+	var tx string
+	for i := 0; i < max(b.o.runs, 3); i++ {
+		u, err := b.awSide(root, "command", "undo", d.JobID).run()
+		if err != nil {
+			logf("command-run-snapshot: undo failed: %v", err)
+			return
+		}
+		times = append(times, u.elapsed)
+		if e, err := parseEnvelope(u.stdout); err == nil {
+			var t struct {
+				TransactionID string `json:"transactionId"`
+			}
+			json.Unmarshal(e.Data, &t)
+			tx = t.TransactionID
+		}
+	}
+	start := time.Now()
+	_, err = b.awSide(root, "edit", "commit", tx).run()
+	logf("command-run-snapshot: undo of a 10-file job planned in %s (median of %d), committed in %s (%v)", dur(median(times)), len(times), dur(time.Since(start)), err)
+	os.RemoveAll(filepath.Join(root, ".agentic", "transactions"))
+	os.RemoveAll(filepath.Join(root, ".agentic", "jobs"))
+}
+
+// snapshotTree is the generated tree (a git repository) hard-linked into
+// a new directory with a workspace that may run true and sh.
+func (b *bench) snapshotTree(name, extra string) (string, error) {
+	root := filepath.Join(b.d.dir, name)
+	if _, err := os.Stat(filepath.Join(root, ".git", "aw-bench-done")); err != nil {
+		os.RemoveAll(root)
+		logf("preparing %s (a git repository of the generated tree)", name)
+		if out, err := exec.Command("cp", "-al", b.d.tree, root).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("cp -al: %v: %s", err, out)
+		}
+		env := []string{"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com"}
+		steps := [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "tree"}}
+		if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+			steps = [][]string{{"status", "--porcelain"}} // committed already: refresh the index
+		}
+		for _, args := range steps {
+			cmd := exec.Command("git", args...)
+			cmd.Dir, cmd.Env = root, append(os.Environ(), env...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return "", fmt.Errorf("git %v: %v: %s", args, err, out)
+			}
+		}
+		os.WriteFile(filepath.Join(root, ".git", "info", "exclude"), []byte(".agentic/\n"), 0o644)
+		os.WriteFile(filepath.Join(root, ".git", "aw-bench-done"), nil, 0o644)
+	}
+	// The copy's files are hard links: its own .agentic/ must be a new
+	// directory, or a config written here would change the original's.
+	os.RemoveAll(filepath.Join(root, ".agentic"))
+	os.MkdirAll(filepath.Join(root, ".agentic"), 0o755)
+	cfg := `{"permissionMode": 2, "commands": {"interpreter": "sh", "allow": ["true", "echo"]` + extra + `}}`
+	return root, os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(cfg), 0o644)
+}
+
+// duOf is the bytes of the files under dir, as a human reads them.
+func duOf(dir string) string {
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 // commandWorkspace makes a workspace under the data directory that may run

@@ -1,0 +1,272 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+// Record is a job's changes.json: every path it changed, with the state
+// before and after, and what undo needs to put each back.
+type Record struct {
+	Job     string           `json:"job"`
+	Before  time.Time        `json:"before"`
+	After   time.Time        `json:"after"`
+	Changes []RecordedChange `json:"changes"`
+	// Attributed are paths changed during the job by aw's own edit
+	// transactions: theirs to roll back, not the job's.
+	Attributed []string `json:"attributed,omitempty"`
+}
+
+// RecordedChange is one path of a Record.
+type RecordedChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // created, modified, deleted
+	Before *State `json:"before,omitempty"`
+	After  *State `json:"after,omitempty"`
+}
+
+// State is a path's recorded state.
+type State struct {
+	Type   string `json:"type"` // file, symlink, other
+	Mode   uint32 `json:"mode"` // permission bits
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256,omitempty"`
+	Link   string `json:"link,omitempty"`
+	Kept   bool   `json:"kept"` // its content is in the snapshot store
+}
+
+func stateOf(e *Entry) *State {
+	if e == nil {
+		return nil
+	}
+	st := &State{Type: "other", Mode: uint32(e.Mode.Perm()), Size: e.Size, Kept: e.Kept}
+	switch {
+	case e.Regular():
+		st.Type, st.SHA256 = "file", e.Hex()
+	case e.Link != "" || e.Mode.Type() == os.ModeSymlink:
+		st.Type, st.Link = "symlink", e.Link
+	}
+	return st
+}
+
+// Summary is a job's data.changes: counts, the first paths, and where the
+// whole record is.
+type Summary struct {
+	Recorded  bool         `json:"recorded"`
+	Reason    string       `json:"reason,omitempty"`
+	Created   int          `json:"created"`
+	Modified  int          `json:"modified"`
+	Deleted   int          `json:"deleted"`
+	Paths     []PathChange `json:"paths"`
+	Truncated bool         `json:"truncated"`
+	// Unrestorable counts changes undo cannot put back (content over the
+	// caps, a symlink or special file); NotKept files the scan recorded by
+	// hash only.
+	Unrestorable int    `json:"unrestorable,omitempty"`
+	Record       string `json:"record,omitempty"`
+}
+
+// PathChange is one line of a Summary.
+type PathChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"`
+}
+
+// summaryPaths is how many paths a summary names.
+const summaryPaths = 20
+
+// Total is how many paths changed.
+func (s *Summary) Total() int { return s.Created + s.Modified + s.Deleted }
+
+// Session is one job's snapshot: the scan before it, waiting for End.
+type Session struct {
+	ws     *workspace.Workspace
+	store  *Store
+	before *Manifest
+	limits Limits
+	reason string // why nothing is recorded
+}
+
+// LimitsOf are the workspace's snapshot caps.
+func LimitsOf(ws *workspace.Workspace) Limits {
+	c := ws.Settings.Commands
+	return Limits{MaxFiles: c.SnapshotMaxFiles, MaxBytes: c.SnapshotMaxBytes, MaxFileBytes: c.SnapshotMaxFileBytes}
+}
+
+// Begin scans the tree before a job. It never fails the job: a tree it
+// cannot record gives a session whose End says why.
+func Begin(ctx context.Context, ws *workspace.Workspace) *Session {
+	s := &Session{ws: ws, store: Open(ws), limits: LimitsOf(ws)}
+	if ws.Settings.Commands.Snapshot == "off" {
+		s.reason = "commands.snapshot is off"
+		return s
+	}
+	if Walk == nil {
+		s.reason = "this build cannot walk the tree"
+		return s
+	}
+	prev := s.store.Latest()
+	m, err := s.store.Scan(ctx, ws, prev, s.limits)
+	if err != nil {
+		s.reason = s.why(err)
+		return s
+	}
+	s.before = m
+	if stale(prev, m) {
+		s.store.Save(m)
+	}
+	return s
+}
+
+// stale says the saved manifest prev no longer describes m: a path
+// changed, or an entry prev could not trust (racy, unkept) may now be
+// trusted. An unchanged tree writes nothing.
+func stale(prev, m *Manifest) bool {
+	return prev == nil || prev.Racy > 0 || prev.Unkept != m.Unkept || len(Diff(prev, m)) > 0
+}
+
+func (s *Session) why(err error) string {
+	if errors.Is(err, ErrTooMany) {
+		return fmt.Sprintf("the workspace has more than %d files (commands.snapshotMaxFiles): not snapshotted", s.limits.MaxFiles)
+	}
+	return "the workspace could not be snapshotted: " + err.Error()
+}
+
+// End scans the tree after the job, writes its record to recordPath and
+// returns its summary; rel is recordPath as the envelope shows it.
+func (s *Session) End(ctx context.Context, job, recordPath, rel string) *Summary {
+	if s.before == nil {
+		return &Summary{Reason: s.reason, Paths: []PathChange{}}
+	}
+	after, err := s.store.Scan(ctx, s.ws, s.before, s.limits)
+	if err != nil {
+		return &Summary{Reason: s.why(err), Paths: []PathChange{}}
+	}
+	changes := Diff(s.before, after)
+	rec := &Record{Job: job, Before: s.before.Taken.UTC(), After: after.Taken.UTC(), Changes: []RecordedChange{}}
+	if len(changes) > 0 {
+		changes, rec.Attributed = attribute(s.ws, s.before.Taken, changes)
+	}
+	if len(changes) > 0 || stale(s.before, after) {
+		s.store.Save(after)
+	}
+	sum := &Summary{Recorded: true, Paths: []PathChange{}, Record: rel}
+	for _, c := range changes {
+		rc := RecordedChange{Path: c.Path, Change: c.Kind, Before: stateOf(c.Before), After: stateOf(c.After)}
+		rec.Changes = append(rec.Changes, rc)
+		switch c.Kind {
+		case Created:
+			sum.Created++
+		case Modified:
+			sum.Modified++
+		default:
+			sum.Deleted++
+		}
+		if len(sum.Paths) < summaryPaths {
+			sum.Paths = append(sum.Paths, PathChange{c.Path, c.Kind})
+		}
+		if !Restorable(rc) {
+			sum.Unrestorable++
+		}
+	}
+	sum.Truncated = len(changes) > len(sum.Paths)
+	if err := s.ws.Store.WriteJSON(recordPath, rec); err != nil {
+		return &Summary{Reason: "the job's changes could not be recorded: " + err.Error(), Paths: []PathChange{}}
+	}
+	return sum
+}
+
+// Restorable says undo can put a change back: what was there before is a
+// symlink, a regular file whose content was kept, or nothing (a created
+// path is removed); and what the job left is a file or a symlink.
+func Restorable(c RecordedChange) bool {
+	if c.After != nil && c.After.Type == "other" {
+		return false
+	}
+	return c.Before == nil || c.Before.Type == "symlink" || c.Before.Type == "file" && c.Before.Kept
+}
+
+// LoadRecord reads a job's changes.json.
+func LoadRecord(ws *workspace.Workspace, path string) (*Record, bool, error) {
+	var r Record
+	found, err := ws.Store.ReadJSON(path, &r)
+	return &r, found, err
+}
+
+// BlobOf is a recorded content, checked against its hash.
+func (s *Store) BlobOf(st *State) ([]byte, error) {
+	var e Entry
+	if st == nil {
+		return nil, fmt.Errorf("no content was recorded")
+	}
+	sum, err := hex.DecodeString(st.SHA256)
+	if err != nil || len(sum) != len(e.Sum) {
+		return nil, fmt.Errorf("no content was recorded")
+	}
+	copy(e.Sum[:], sum)
+	e.Kept = st.Kept
+	return s.Blob(&e)
+}
+
+// txRecord is what attribution reads of a transaction.
+type txRecord struct {
+	Status      string    `json:"status"`
+	CommittedAt time.Time `json:"committedAt"`
+	Files       []struct {
+		Path        string `json:"path"`
+		AfterSHA256 string `json:"afterSha256"`
+	} `json:"files"`
+}
+
+// attribute drops the changes an aw edit transaction committed during the
+// job (the path now holds what the transaction wrote): those are the
+// transaction's, and its rollback undoes them.
+func attribute(ws *workspace.Workspace, since time.Time, changes []Change) ([]Change, []string) {
+	dir := ws.Store.Path("transactions")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return changes, nil
+	}
+	wrote := map[string]string{} // path -> sha256 it was given ("" deleted)
+	for _, d := range ents {
+		fi, err := d.Info()
+		if !d.IsDir() || err != nil || fi.ModTime().Before(since.Add(-time.Second)) {
+			continue
+		}
+		var tx txRecord
+		if found, err := ws.Store.ReadJSON(filepath.Join(dir, d.Name(), "transaction.json"), &tx); err != nil || !found {
+			continue
+		}
+		if tx.CommittedAt.Before(since) {
+			continue
+		}
+		for _, f := range tx.Files {
+			wrote[f.Path] = f.AfterSHA256
+		}
+	}
+	if len(wrote) == 0 {
+		return changes, nil
+	}
+	var kept []Change
+	var theirs []string
+	for _, c := range changes {
+		sum, ok := wrote[c.Path]
+		now := ""
+		if c.After != nil && c.After.Regular() {
+			now = c.After.Hex()
+		}
+		if ok && sum == now && (c.After == nil || c.After.Regular()) {
+			theirs = append(theirs, c.Path)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept, theirs
+}
