@@ -105,7 +105,13 @@ type Result struct {
 	// SubmittedLine is the caller's line when Line (what /bin/sh ran: the
 	// checker's canonical re-print) differs from it.
 	SubmittedLine string `json:"submittedLine,omitempty"`
+	// Diagnostics are those the files the command changed newly
+	// introduced (engine/lsp).
+	Diagnostics any `json:"diagnostics,omitempty"`
 }
+
+// SetDiagnostics folds a run's new diagnostics into its result.
+func (r *Result) SetDiagnostics(d any) { r.Diagnostics = d }
 
 // Run runs a command in the foreground and returns its exit code and the
 // tails of its output. A command that ran is ok whatever its exit code:
