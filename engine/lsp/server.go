@@ -116,6 +116,15 @@ func (s *server) launch(ws *workspace.Workspace) error {
 			return sandbox.Refusal(err, envelope.ToolDisabled, "the language server")
 		}
 		p.Caches = sandbox.Caches(p.State, p.Home, func(k string) string { return lookupEnv(env, k) })
+		// gopls's own file cache, shared like the toolchain caches: a cold
+		// one costs many seconds on every new workspace.
+		shared := filepath.Join(filepath.Dir(p.State), "cache", "gopls")
+		if os.MkdirAll(shared, 0o700) == nil {
+			if real, err := filepath.EvalSymlinks(shared); err == nil {
+				p.Writable = append(p.Writable, real)
+				env = append(env, "GOPLSCACHE="+real)
+			}
+		}
 	}
 	wrapped, rep, err := sandbox.Wrap(p, mode, argv)
 	if err != nil {
