@@ -64,7 +64,7 @@ func main() {
 	fmt.Println(helper(2), helper(3))
 }
 `,
-		"util.go": "package main\n\n// helper doubles n.\nfunc helper(n int) int { return n * 2 }\n",
+		"util.go":              "package main\n\n// helper doubles n.\nfunc helper(n int) int { return n * 2 }\n",
 		".agentic/config.json": `{"permissionMode": 2` + config + `}`,
 	}
 	for name, content := range files {
