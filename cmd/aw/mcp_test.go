@@ -330,6 +330,17 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"agent.cancel":            {"INVALID_INPUT", "is not a run id"},
 	"agent.send":              {"INVALID_INPUT", "message is required"},
 	"agent.wait":              {"INVALID_INPUT", "is not a run id"},
+	"lsp.definition":          {"INVALID_INPUT", "file is required"},
+	"lsp.type_definition":     {"INVALID_INPUT", "file is required"},
+	"lsp.implementation":      {"INVALID_INPUT", "file is required"},
+	"lsp.references":          {"INVALID_INPUT", "file is required"},
+	"lsp.hover":               {"INVALID_INPUT", "file is required"},
+	"lsp.code_actions":        {"INVALID_INPUT", "file is required"},
+	"lsp.symbols":             {"INVALID_INPUT", "a query (a workspace search) or a file"},
+	"lsp.diagnostics":         {"INVALID_INPUT", "takes a file"},
+	"lsp.status":              {"", "servers"},
+	"lsp.reload":              {"", "stopped"},
+	"lsp.rename":              {"INVALID_INPUT", "new_name is required"},
 }
 
 func TestMCPCallsEveryAction(t *testing.T) {

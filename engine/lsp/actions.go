@@ -54,20 +54,20 @@ const callTimeout = 90 * time.Second
 
 // PositionRequest names a symbol by file, line and substring.
 type PositionRequest struct {
-	File   string `json:"file"`
-	Line   int    `json:"line"`
-	Symbol string `json:"symbol"`
+	File   string `json:"file" doc:"the file the symbol is in, relative to the workspace root"`
+	Line   int    `json:"line" doc:"the 1-based line the symbol is on"`
+	Symbol string `json:"symbol" doc:"the symbol's text on that line (its first occurrence is used); never a column"`
 }
 
 // SymbolsRequest is a workspace search (query) or a document's symbols (file).
 type SymbolsRequest struct {
-	Query string `json:"query,omitempty"`
-	File  string `json:"file,omitempty"`
+	Query string `json:"query,omitempty" doc:"search the workspace's symbols for this text (at most 100 results)"`
+	File  string `json:"file,omitempty" doc:"list this file's symbols (at most 200); give a query or a file"`
 }
 
 // DiagnosticsRequest names a file, or "*" for the project checker.
 type DiagnosticsRequest struct {
-	File string `json:"file"`
+	File string `json:"file" doc:"the file, relative to the workspace root, or * for everything the server reports for the workspace"`
 }
 
 // StatusRequest is lsp status.

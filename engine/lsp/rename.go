@@ -18,10 +18,10 @@ import (
 
 // RenameRequest is lsp rename.
 type RenameRequest struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Symbol  string `json:"symbol"`
-	NewName string `json:"new_name"`
+	File    string `json:"file" doc:"the file the symbol is in, relative to the workspace root"`
+	Line    int    `json:"line" doc:"the 1-based line the symbol is on"`
+	Symbol  string `json:"symbol" doc:"the symbol's text on that line; never a column"`
+	NewName string `json:"new_name" doc:"what to call it"`
 }
 
 // Rename is lsp rename: the server's workspace edit as a planned aw
