@@ -168,10 +168,16 @@ func nodeModulesOf(real string) string {
 
 // serverEnv is a server's whole environment: PATH and locale, a home and
 // temporary directory of its own, toolchains pinned to what is installed
-// and never the network (GOPROXY off, GOTOOLCHAIN local).
+// and never the network (GOPROXY off, GOTOOLCHAIN local, telemetry off).
 func serverEnv(state string) []string {
-	env := []string{"HOME=" + state, "TMPDIR=" + filepath.Join(state, "tmp"), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod"}
+	env := []string{"HOME=" + state, "TMPDIR=" + filepath.Join(state, "tmp"), "GOTOOLCHAIN=local", "GOPROXY=off"}
 	os.MkdirAll(filepath.Join(state, "tmp"), 0o700)
+	// Go's telemetry off for the server's home: gopls would otherwise keep
+	// a second process of its own (over 100 MB) uploading nothing.
+	mode := filepath.Join(state, ".config", "go", "telemetry", "mode")
+	if os.MkdirAll(filepath.Dir(mode), 0o700) == nil {
+		os.WriteFile(mode, []byte("off\n"), 0o600)
+	}
 	for _, k := range []string{"PATH", "LANG", "LC_ALL", "GOROOT", "GOPATH", "GOMODCACHE", "NODE_PATH"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
