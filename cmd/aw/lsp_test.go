@@ -481,3 +481,96 @@ func TestBrokerStopAndStatus(t *testing.T) {
 		t.Fatal("stop left the broker or its server running")
 	}
 }
+
+// needNpmServer stops the test without the npm-installed server bin
+// (scripts/test-deps puts pyright and typescript-language-server under
+// GOPATH/aw-test-tools/npm), putting that directory on PATH when needed.
+func needNpmServer(t *testing.T, bin string) string {
+	t.Helper()
+	npmOnce.Do(func() {
+		dir := filepath.Join(os.Getenv("GOPATH"), "aw-test-tools", "npm", "node_modules", ".bin")
+		if _, err := os.Stat(dir); err == nil && os.Getenv("GOPATH") != "" {
+			os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		}
+	})
+	testenv.Need(t, "node", "apt-get install nodejs npm")
+	return testenv.Need(t, bin, "scripts/test-deps installs it with npm (pyright@1.1.414, typescript-language-server@5.1.3)")
+}
+
+var npmOnce sync.Once
+
+// TestLSPOtherServers: pyright and typescript-language-server answer
+// definition, references and hover, rename as a committed transaction
+// after which the project still checks, and fold a newly broken call into
+// an edit's envelope.
+func TestLSPOtherServers(t *testing.T) {
+	cases := []struct {
+		name, bin, marker, defFile, useFile, broken, fixed string
+		files                                              map[string]string
+		check                                              []string // after the rename: the project still checks
+	}{
+		{name: "pyright", bin: "pyright-langserver", marker: "pyproject.toml",
+			files: map[string]string{
+				"pyproject.toml": "",
+				"util.py":        "def double(n: int) -> int:\n    \"\"\"Double n.\"\"\"\n    return n * 2\n",
+				"app.py":         "from util import double\n\n\ndef main() -> None:\n    print(double(2))\n",
+			},
+			defFile: "util.py", useFile: "app.py", broken: `double(\"x\")`, fixed: "double(2)",
+			check: []string{"python3", "-m", "py_compile", "util.py", "app.py"}},
+		{name: "typescript", bin: "typescript-language-server", marker: "tsconfig.json",
+			files: map[string]string{
+				"tsconfig.json": `{"compilerOptions": {"strict": true, "noEmit": true}}`,
+				"util.ts":       "/** Doubles n. */\nexport function double(n: number): number {\n  return n * 2;\n}\n",
+				"app.ts":        "import { double } from \"./util\";\n\nconsole.log(double(2));\n",
+			},
+			defFile: "util.ts", useFile: "app.ts", broken: `double(\"x\")`, fixed: "double(2)",
+			check: []string{"tsc", "-p", "."}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			needNpmServer(t, c.bin)
+			dir := lspModule(t, "")
+			os.Remove(filepath.Join(dir, "go.mod"))
+			for name, content := range c.files {
+				writeFile(t, filepath.Join(dir, name), content)
+			}
+			useLine := map[string]string{"pyright": "5", "typescript": "3"}[c.name]
+			defLine := map[string]string{"pyright": "1", "typescript": "2"}[c.name]
+			r := runAW(t, dir, nil, "lsp", "definition", c.useFile, useLine, "double")
+			okEnv(t, r, "definition")
+			if p := r.field(t, ".data.locations.0.path"); p != c.defFile && p != c.useFile {
+				t.Fatalf("definition of double: %s", r.Stdout)
+			}
+			r = runAW(t, dir, nil, "lsp", "references", c.defFile, defLine, "double")
+			okEnv(t, r, "references")
+			if n := r.field(t, ".data.total").(float64); n < 2 {
+				t.Fatalf("references of double: %s", r.Stdout)
+			}
+			r = runAW(t, dir, nil, "lsp", "hover", c.defFile, defLine, "double")
+			okEnv(t, r, "hover")
+			if text := r.field(t, ".data.text").(string); !strings.Contains(text, "Double") {
+				t.Fatalf("hover without the doc comment: %q", text)
+			}
+			r = runAW(t, dir, nil, "edit", "apply", "--op", fmt.Sprintf(`{"type":"replace","path":%q,"search":%q,"replacement":"%s"}`, c.useFile, c.fixed, c.broken))
+			okEnv(t, r, "breaking edit")
+			if news, _ := r.field(t, ".data.diagnostics.new").([]any); len(news) == 0 {
+				t.Fatalf("the broken call is not reported: %s", r.Stdout)
+			}
+			okEnv(t, runAW(t, dir, nil, "edit", "apply", "--op", fmt.Sprintf(`{"type":"replace","path":%q,"search":"%s","replacement":%q}`, c.useFile, c.broken, c.fixed)), "fix")
+			r = runAW(t, dir, nil, "lsp", "rename", c.defFile, defLine, "double", "twice")
+			okEnv(t, r, "rename")
+			okEnv(t, runAW(t, dir, nil, "edit", "commit", r.field(t, ".data.transactionId").(string)), "commit")
+			use, _ := os.ReadFile(filepath.Join(dir, c.useFile))
+			if !strings.Contains(string(use), "twice(2)") {
+				t.Fatalf("%s after the rename:\n%s", c.useFile, use)
+			}
+			if _, err := exec.LookPath(c.check[0]); err == nil {
+				check := exec.Command(c.check[0], c.check[1:]...)
+				check.Dir = dir
+				if out, err := check.CombinedOutput(); err != nil {
+					t.Fatalf("%v after the rename: %v\n%s", c.check, err, out)
+				}
+			}
+		})
+	}
+}

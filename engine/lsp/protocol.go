@@ -146,12 +146,21 @@ func kindName(k int) string {
 }
 
 // initializeParams is what aw tells a server it can do: synchronisation
-// with full text, pushed and pulled diagnostics (with dynamic
-// registration), hierarchical document symbols, markdown hover, and
-// workspace edits as changes or documentChanges.
-func initializeParams(pid int, rootURI, name string) map[string]any {
+// with full text, pushed diagnostics, hierarchical document symbols,
+// markdown hover, and workspace edits as changes or documentChanges.
+// Pulled diagnostics are used when a server offers them (statically or by
+// dynamic registration), but not asked for: a server told the client
+// pulls stops pushing, and pyright's pulled reports lag its analysis
+// (an empty report, then one that waits for the whole workspace), where
+// its pushed ones arrive as soon as the file is checked.
+//
+// processId is null: inside the sandbox's PID namespace the broker's pid
+// names no process, and a server that watches its parent (every
+// vscode-languageserver one) would exit at once. The sandbox and the
+// broker end servers instead.
+func initializeParams(rootURI, name string) map[string]any {
 	return map[string]any{
-		"processId":        pid,
+		"processId":        nil,
 		"clientInfo":       map[string]any{"name": "aw"},
 		"rootUri":          rootURI,
 		"workspaceFolders": []any{map[string]any{"uri": rootURI, "name": name}},
@@ -168,7 +177,6 @@ func initializeParams(pid int, rootURI, name string) map[string]any {
 			"textDocument": map[string]any{
 				"synchronization":    map[string]any{"dynamicRegistration": true, "didSave": true},
 				"publishDiagnostics": map[string]any{"relatedInformation": false, "versionSupport": true},
-				"diagnostic":         map[string]any{"dynamicRegistration": true, "relatedDocumentSupport": false},
 				"hover":              map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
 				"definition":         map[string]any{"linkSupport": true},
 				"typeDefinition":     map[string]any{"linkSupport": true},

@@ -53,8 +53,9 @@ type document struct {
 
 // published is the last diagnostics a server pushed for a document.
 type published struct {
-	items []Diagnostic
-	at    time.Time
+	items   []Diagnostic
+	at      time.Time
+	version *int // the document version they are for, when the server says
 }
 
 // startServer starts cfg for root inside the OS sandbox (the workspace
@@ -216,7 +217,7 @@ func (s *server) initialize() {
 		} `json:"capabilities"`
 	}
 	uri := fileURI(s.root)
-	if err := s.conn.Call(ctx, "initialize", initializeParams(os.Getpid(), uri, filepath.Base(s.root)), &res); err != nil {
+	if err := s.conn.Call(ctx, "initialize", initializeParams(uri, filepath.Base(s.root)), &res); err != nil {
 		s.fail(fmt.Errorf("%s did not initialize: %v; its stderr ends with: %s", s.cfg.Name, err, s.stderr.String()))
 		return
 	}
@@ -246,7 +247,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		var p PublishDiagnosticsParams
 		if json.Unmarshal(params, &p) == nil {
 			s.mu.Lock()
-			s.diags[p.URI] = published{items: p.Diagnostics, at: time.Now()}
+			s.diags[p.URI] = published{items: p.Diagnostics, at: time.Now(), version: p.Version}
 			close(s.changed)
 			s.changed = make(chan struct{})
 			s.mu.Unlock()

@@ -243,15 +243,20 @@ func (s *server) diagnostics(ctx context.Context, c diagnosticsCall) (*diagnosti
 		s.mu.Lock()
 		last := time.Time{}
 		fresh := true
-		for uri, p := range s.diags {
+		for _, p := range s.diags {
 			if p.at.After(start) && p.at.After(last) {
 				last = p.at
 			}
-			_ = uri
 		}
 		if changed && !pull {
 			for _, f := range c.Files {
-				if p, ok := s.diags[fileURI(f)]; !ok || !p.at.After(start) {
+				p, ok := s.diags[fileURI(f)]
+				// A publication for an older version of the text is
+				// stale: a server may push the old set before it checks
+				// the new one.
+				d := s.docs[fileURI(f)]
+				stale := ok && p.version != nil && d != nil && *p.version < d.version
+				if !ok || !p.at.After(start) || stale {
 					fresh = false
 				}
 			}
