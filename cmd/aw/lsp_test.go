@@ -574,3 +574,22 @@ func TestLSPOtherServers(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokerHungReplaced: a broker that stopped answering (SIGSTOP) is
+// stale state: the next call ends it and starts a new one.
+func TestBrokerHungReplaced(t *testing.T) {
+	needGopls(t)
+	testenv.NeedProc(t)
+	dir := lspModule(t, "")
+	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call")
+	pid, _ := brokerStatus(t, dir)
+	syscall.Kill(pid, syscall.SIGSTOP)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call with the broker hung")
+	if !pidGone(pid, 5*time.Second) {
+		t.Fatal("the hung broker was left running")
+	}
+	if next, _ := brokerStatus(t, dir); next == 0 || next == pid {
+		t.Fatalf("no new broker: %d", next)
+	}
+}

@@ -42,3 +42,6 @@ func Serve(root string, open func() (*workspace.Workspace, error), services map[
 func Processes(ws *workspace.Workspace) []proc.Owned { return nil }
 
 func ownedByMe(fs.FileInfo) bool { return true }
+
+// EndStale has nothing to end on this platform.
+func EndStale(ws *workspace.Workspace, dryRun bool) []proc.Owned { return nil }

@@ -146,13 +146,10 @@ func launch(ctx context.Context, ws *workspace.Workspace, sock string) error {
 	// Stale state: a record of a broker that no longer runs, a socket file
 	// nobody listens on. A living broker of this workspace that does not
 	// answer (hung) is ended: it holds the lock a new one needs.
-	if rec, err := readRecord(ws.Root); err == nil {
-		if rec.Pid > 1 && proc.Alive(rec.Pid, rec.Start) {
-			syscall.Kill(rec.Pid, syscall.SIGKILL)
-			waitGone(rec.Pid, 3*time.Second)
-		}
-		os.Remove(recordPath(ws.Root))
+	for _, b := range endBrokers(ws.Root, 0, false) {
+		waitGone(b.Pid, 3*time.Second)
 	}
+	os.Remove(recordPath(ws.Root))
 	os.Remove(sock)
 	exe, err := os.Executable()
 	if err != nil {
@@ -258,4 +255,40 @@ func Processes(ws *workspace.Workspace) []proc.Owned {
 	return []proc.Owned{{Kind: "broker", ID: "broker", Pid: rec.Pid, AgeSeconds: int64(time.Since(rec.StartedAt) / time.Second)}}
 }
 
-var _ = fmt.Sprintf
+// EndStale ends broker processes of this workspace that its record does
+// not name (a broker hung past its own check, whose record a newer one
+// replaced); with dryRun it only lists them. The recorded broker is its
+// own to end.
+func EndStale(ws *workspace.Workspace, dryRun bool) []proc.Owned {
+	rec, _ := readRecord(ws.Root)
+	return endBrokers(ws.Root, rec.Pid, dryRun)
+}
+
+// endBrokers ends the broker processes of root other than keep.
+func endBrokers(root string, keep int, dryRun bool) []proc.Owned {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []proc.Owned
+	for _, e := range entries {
+		raw, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+		if len(args) != 5 || args[1] != "--root" || args[2] != root || args[3] != "broker" || args[4] != "serve" {
+			continue
+		}
+		var pid int
+		fmt.Sscan(e.Name(), &pid)
+		if pid == keep || pid == os.Getpid() || !proc.Alive(pid, 0) {
+			continue
+		}
+		out = append(out, proc.Owned{Kind: "broker", ID: "broker", Pid: pid})
+		if !dryRun {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	return out
+}
