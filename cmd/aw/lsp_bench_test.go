@@ -33,7 +33,7 @@ func fiftyFileModule(b *testing.B) string {
 
 func runOK(b *testing.B, dir string, args ...string) Result {
 	b.Helper()
-	r := runAW(b, dir, nil, args...)
+	r := lspRun(b, dir, args...)
 	if r.Code != 0 {
 		b.Fatalf("aw %v: %s", args, r.Stdout)
 	}

@@ -97,7 +97,7 @@ func readBrokerRecord(dir string) (broker.Record, bool) {
 // brokerStatus returns the running broker's pid and its held resources' pids.
 func brokerStatus(t *testing.T, dir string) (int, []int) {
 	t.Helper()
-	r := runAW(t, dir, nil, "broker", "status")
+	r := lspRun(t, dir, "broker", "status")
 	okEnv(t, r, "broker status")
 	if r.field(t, ".data.running") != true {
 		return 0, nil
@@ -136,23 +136,23 @@ func wantCode(t *testing.T, r Result, code string) {
 func TestLSPQueries(t *testing.T) {
 	needGopls(t)
 	dir := lspModule(t, "")
-	r := runAW(t, dir, nil, "lsp", "definition", "main.go", "17", "helper")
+	r := lspRun(t, dir, "lsp", "definition", "main.go", "17", "helper")
 	okEnv(t, r, "definition")
 	loc := r.field(t, ".data.locations.0").(map[string]any)
 	if loc["path"] != "util.go" || loc["line"] != 4.0 || !strings.Contains(loc["excerpt"].(string), "func helper") {
 		t.Fatalf("definition of helper: %v", loc)
 	}
-	r = runAW(t, dir, nil, "lsp", "references", "util.go", "4", "helper")
+	r = lspRun(t, dir, "lsp", "references", "util.go", "4", "helper")
 	okEnv(t, r, "references")
 	if r.field(t, ".data.total") != 3.0 {
 		t.Fatalf("references of helper (declaration and two uses): %s", r.Stdout)
 	}
-	r = runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper")
+	r = lspRun(t, dir, "lsp", "hover", "util.go", "4", "helper")
 	okEnv(t, r, "hover")
 	if text := r.field(t, ".data.text").(string); !strings.Contains(text, "func helper(n int) int") || !strings.Contains(text, "helper doubles n") {
 		t.Fatalf("hover: %q", text)
 	}
-	r = runAW(t, dir, nil, "lsp", "symbols", "main.go")
+	r = lspRun(t, dir, "lsp", "symbols", "main.go")
 	okEnv(t, r, "document symbols")
 	var names []string
 	for _, s := range r.field(t, ".data.symbols").([]any) {
@@ -161,22 +161,22 @@ func TestLSPQueries(t *testing.T) {
 	if strings.Join(names, ",") != "Greeter,Greet,english,(english).Greet,main" {
 		t.Fatalf("document symbols: %v", names)
 	}
-	r = runAW(t, dir, nil, "lsp", "symbols", "--query", "Greeter")
+	r = lspRun(t, dir, "lsp", "symbols", "--query", "Greeter")
 	okEnv(t, r, "workspace symbols")
 	if s := r.field(t, ".data.symbols.0").(map[string]any); s["name"] != "Greeter" || s["path"] != "main.go" || s["line"] != 6.0 {
 		t.Fatalf("workspace symbol: %v", s)
 	}
-	r = runAW(t, dir, nil, "lsp", "implementation", "main.go", "6", "Greeter")
+	r = lspRun(t, dir, "lsp", "implementation", "main.go", "6", "Greeter")
 	okEnv(t, r, "implementation")
 	if l := r.field(t, ".data.locations.0").(map[string]any); l["path"] != "main.go" || l["line"] != 10.0 {
 		t.Fatalf("implementation of Greeter: %v", l)
 	}
-	r = runAW(t, dir, nil, "lsp", "type-definition", "main.go", "15", "g")
+	r = lspRun(t, dir, "lsp", "type-definition", "main.go", "15", "g")
 	okEnv(t, r, "type-definition")
 	if l := r.field(t, ".data.locations.0").(map[string]any); l["line"] != 6.0 {
 		t.Fatalf("type of g: %v", l)
 	}
-	r = runAW(t, dir, nil, "lsp", "diagnostics", "main.go")
+	r = lspRun(t, dir, "lsp", "diagnostics", "main.go")
 	okEnv(t, r, "diagnostics")
 	if n := len(r.field(t, ".data.diagnostics").([]any)); n != 0 {
 		t.Fatalf("a clean module has diagnostics: %s", r.Stdout)
@@ -187,22 +187,22 @@ func TestLSPQueries(t *testing.T) {
 // other form is refused with what to do, before any server starts.
 func TestLSPPositionRefusals(t *testing.T) {
 	dir := lspModule(t, "")
-	r := runAW(t, dir, nil, "lsp", "definition", "main.go", "17")
+	r := lspRun(t, dir, "lsp", "definition", "main.go", "17")
 	wantCode(t, r, "INVALID_INPUT")
 	if !strings.Contains(r.field(t, ".error.message").(string), "never a column") {
 		t.Fatalf("missing symbol: %s", r.Stdout)
 	}
-	r = runAW(t, dir, nil, "lsp", "definition", "main.go", "17", "nothere")
+	r = lspRun(t, dir, "lsp", "definition", "main.go", "17", "nothere")
 	wantCode(t, r, "NOT_FOUND")
 	if !strings.Contains(r.field(t, ".error.message").(string), "fmt.Println(helper(2), helper(3))") {
 		t.Fatalf("a symbol not on the line must name what the line holds: %s", r.Stdout)
 	}
-	wantCode(t, runAW(t, dir, nil, "lsp", "hover", "main.go", "x", "helper"), "INVALID_INPUT")
-	wantCode(t, runAW(t, dir, nil, "lsp", "hover", "main.go", "99", "helper"), "NOT_FOUND")
-	wantCode(t, runAW(t, dir, nil, "lsp", "hover", "../outside.go", "1", "x"), "PATH_ESCAPE")
-	wantCode(t, runAW(t, dir, nil, "lsp", "symbols"), "INVALID_INPUT")
-	wantCode(t, runAW(t, dir, nil, "lsp", "rename", "util.go", "4", "helper", " "), "INVALID_INPUT")
-	wantCode(t, runAW(t, dir, nil, "--tier", "read", "lsp", "rename", "util.go", "4", "helper", "double"), "TOOL_DISABLED")
+	wantCode(t, lspRun(t, dir, "lsp", "hover", "main.go", "x", "helper"), "INVALID_INPUT")
+	wantCode(t, lspRun(t, dir, "lsp", "hover", "main.go", "99", "helper"), "NOT_FOUND")
+	wantCode(t, lspRun(t, dir, "lsp", "hover", "../outside.go", "1", "x"), "PATH_ESCAPE")
+	wantCode(t, lspRun(t, dir, "lsp", "symbols"), "INVALID_INPUT")
+	wantCode(t, lspRun(t, dir, "lsp", "rename", "util.go", "4", "helper", " "), "INVALID_INPUT")
+	wantCode(t, lspRun(t, dir, "--tier", "read", "lsp", "rename", "util.go", "4", "helper", "double"), "TOOL_DISABLED")
 	if pid, _ := brokerStatus(t, dir); pid != 0 {
 		t.Fatalf("a refused call started a broker (pid %d)", pid)
 	}
@@ -247,7 +247,7 @@ func TestLSPRenameTransaction(t *testing.T) {
 	needGopls(t)
 	goBin := testenv.Need(t, "go", "install Go")
 	dir := lspModule(t, "")
-	r := runAW(t, dir, nil, "lsp", "rename", "util.go", "4", "helper", "double")
+	r := lspRun(t, dir, "lsp", "rename", "util.go", "4", "helper", "double")
 	okEnv(t, r, "rename")
 	if r.field(t, ".data.status") != "planned" || r.field(t, ".data.fileCount") != 2.0 {
 		t.Fatalf("rename preview: %s", r.Stdout)
@@ -256,7 +256,7 @@ func TestLSPRenameTransaction(t *testing.T) {
 		t.Fatal("a rename preview changed the file")
 	}
 	tx := r.field(t, ".data.transactionId").(string)
-	okEnv(t, runAW(t, dir, nil, "edit", "commit", tx), "commit")
+	okEnv(t, lspRun(t, dir, "edit", "commit", tx), "commit")
 	main, _ := os.ReadFile(filepath.Join(dir, "main.go"))
 	if !strings.Contains(string(main), "double(2), double(3)") {
 		t.Fatalf("main.go after the rename:\n%s", main)
@@ -267,11 +267,11 @@ func TestLSPRenameTransaction(t *testing.T) {
 		t.Fatalf("the module does not build after the rename: %v\n%s", err, out)
 	}
 	// Stale: preview, then the file changes, then commit.
-	r = runAW(t, dir, nil, "lsp", "rename", "util.go", "4", "double", "twice")
+	r = lspRun(t, dir, "lsp", "rename", "util.go", "4", "double", "twice")
 	okEnv(t, r, "second rename")
 	tx = r.field(t, ".data.transactionId").(string)
 	writeFile(t, filepath.Join(dir, "util.go"), "package main\n\n// double doubles n.\nfunc double(n int) int { return n + n }\n")
-	r = runAW(t, dir, nil, "edit", "commit", tx)
+	r = lspRun(t, dir, "edit", "commit", tx)
 	wantCode(t, r, "EDIT_CONFLICT")
 }
 
@@ -280,9 +280,11 @@ func TestLSPRenameTransaction(t *testing.T) {
 // again; lsp.diagnosticsOnWrite false folds nothing.
 func TestDiagnosticsOnWrite(t *testing.T) {
 	needGopls(t)
-	dir := lspModule(t, "")
-	okEnv(t, runAW(t, dir, nil, "lsp", "diagnostics", "util.go"), "warm up")
-	r := runAW(t, dir, nil, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"x\""}`)
+	// The test binary's home is new, so gopls's caches are cold: its first
+	// diagnostics may take longer than the default wait.
+	dir := lspModule(t, `, "lsp": {"diagnosticsWaitMs": 30000}`)
+	warmUp(t, dir, "util.go")
+	r := lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"x\""}`)
 	okEnv(t, r, "breaking edit")
 	news := r.field(t, ".data.diagnostics.new").([]any)
 	if len(news) != 1 || !strings.Contains(news[0].(map[string]any)["message"].(string), "mismatched types") {
@@ -291,25 +293,44 @@ func TestDiagnosticsOnWrite(t *testing.T) {
 	if !strings.Contains(strings.Join(factsOf(t, r), "\n"), "1 new diagnostics") {
 		t.Fatalf("facts: %v", factsOf(t, r))
 	}
-	r = runAW(t, dir, nil, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"// helper doubles n.","replacement":"// helper doubles n, badly."}`)
+	// '*' runs the project checker (go vet) over the whole module.
+	r = lspRun(t, dir, "lsp", "diagnostics", "*")
+	okEnv(t, r, "diagnostics *")
+	if r.field(t, ".data.mode") != "checker" || r.field(t, ".data.diagnostics.0.path") != "util.go" {
+		t.Fatalf("the checker does not report the broken build: %s", r.Stdout)
+	}
+	r = lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"// helper doubles n.","replacement":"// helper doubles n, badly."}`)
 	okEnv(t, r, "unrelated edit")
 	if n := len(r.field(t, ".data.diagnostics.new").([]any)); n != 0 || r.field(t, ".data.diagnostics.suppressed") != 1.0 {
 		t.Fatalf("an old diagnostic was reported again: %s", r.Stdout)
 	}
-	okEnv(t, runAW(t, dir, nil, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * \"x\"","replacement":"return n * 2"}`), "fix")
-	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"permissionMode": 2, "lsp": {"diagnosticsOnWrite": false}}`), 0o644)
-	r = runAW(t, dir, nil, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"y\""}`)
+	okEnv(t, lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * \"x\"","replacement":"return n * 2"}`), "fix")
+	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"permissionMode": 2, "lsp": {"diagnosticsOnWrite": false, "diagnosticsWaitMs": 30000}}`), 0o644)
+	r = lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"y\""}`)
 	okEnv(t, r, "edit with diagnostics off")
 	if _, ok := r.Env["data"].(map[string]any)["diagnostics"]; ok {
 		t.Fatalf("diagnostics folded while lsp.diagnosticsOnWrite is false: %s", r.Stdout)
 	}
 }
 
+// warmUp asks for file's diagnostics until the server's answer settles.
+func warmUp(t *testing.T, dir, file string) {
+	t.Helper()
+	for i := 0; i < 10; i++ {
+		r := lspRun(t, dir, "lsp", "diagnostics", file)
+		okEnv(t, r, "warm up")
+		if r.field(t, ".data.settled") == true {
+			return
+		}
+	}
+	t.Fatalf("the diagnostics of %s never settled", file)
+}
+
 // TestDiagnosticsNeverFailAWrite: with a server that cannot start, the
 // write succeeds and says why diagnostics are unavailable.
 func TestDiagnosticsNeverFailAWrite(t *testing.T) {
 	dir := lspModule(t, `, "lsp": {"diagnosticsWaitMs": 2000, "servers": [{"name": "gopls", "command": "false", "languages": ["go"], "rootMarkers": ["go.mod"]}]}`)
-	r := runAW(t, dir, nil, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * 3"}`)
+	r := lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * 3"}`)
 	okEnv(t, r, "edit")
 	if r.field(t, ".data.diagnostics.available") != false || r.field(t, ".data.diagnostics.reason") == "" {
 		t.Fatalf("a broken server must leave the write ok and say why: %s", r.Stdout)
@@ -325,7 +346,7 @@ func TestBrokerReplacedAfterKill(t *testing.T) {
 	needGopls(t)
 	testenv.NeedProc(t)
 	dir := lspModule(t, "")
-	okEnv(t, runAW(t, dir, nil, "lsp", "definition", "main.go", "17", "helper"), "first call")
+	okEnv(t, lspRun(t, dir, "lsp", "definition", "main.go", "17", "helper"), "first call")
 	pid, held := brokerStatus(t, dir)
 	if pid == 0 || len(held) != 1 {
 		t.Fatalf("no broker holding gopls after a call: pid %d, held %v", pid, held)
@@ -337,7 +358,7 @@ func TestBrokerReplacedAfterKill(t *testing.T) {
 	if !pidGone(held[0], 5*time.Second) {
 		t.Fatalf("the killed broker's server (pid %d) outlived it", held[0])
 	}
-	okEnv(t, runAW(t, dir, nil, "lsp", "definition", "main.go", "17", "helper"), "call after the kill")
+	okEnv(t, lspRun(t, dir, "lsp", "definition", "main.go", "17", "helper"), "call after the kill")
 	if next, _ := brokerStatus(t, dir); next == 0 || next == pid {
 		t.Fatalf("no new broker after the kill: %d (old %d)", next, pid)
 	}
@@ -355,7 +376,7 @@ func TestBrokerConcurrentCalls(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = runAW(t, dir, nil, "lsp", "definition", "main.go", "17", "helper")
+			results[i] = lspRun(t, dir, "lsp", "definition", "main.go", "17", "helper")
 		}()
 	}
 	wg.Wait()
@@ -399,9 +420,9 @@ func TestBrokerIdleExit(t *testing.T) {
 	needGopls(t)
 	testenv.NeedProc(t)
 	dir := lspModule(t, `, "broker": {"idleSeconds": 2}`)
-	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call")
+	okEnv(t, lspRun(t, dir, "lsp", "hover", "util.go", "4", "helper"), "call")
 	pid, held := brokerStatus(t, dir)
-	r := runAW(t, dir, nil, "inspect", "capabilities")
+	r := lspRun(t, dir, "inspect", "capabilities")
 	if !strings.Contains(string(r.Stdout), fmt.Sprintf(`"kind":"broker","id":"broker","pid":%d`, pid)) {
 		t.Fatalf("capabilities do not list the broker: %s", r.Stdout)
 	}
@@ -421,7 +442,7 @@ func TestBrokerEndsWithItsWorkspace(t *testing.T) {
 	needGopls(t)
 	testenv.NeedProc(t)
 	dir := lspModule(t, "")
-	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call")
+	okEnv(t, lspRun(t, dir, "lsp", "hover", "util.go", "4", "helper"), "call")
 	pid, held := brokerStatus(t, dir)
 	os.RemoveAll(filepath.Join(dir, ".agentic"))
 	if !pidGone(pid, 3*broker.CheckInterval+5*time.Second) || !pidGone(held[0], 5*time.Second) {
@@ -435,7 +456,7 @@ func TestBrokerVersionReplaced(t *testing.T) {
 	needGopls(t)
 	testenv.NeedProc(t)
 	dir := lspModule(t, "")
-	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call")
+	okEnv(t, lspRun(t, dir, "lsp", "hover", "util.go", "4", "helper"), "call")
 	old, _ := brokerStatus(t, dir)
 	other := filepath.Join(t.TempDir(), "aw")
 	raw, err := os.ReadFile(awBin)
@@ -445,38 +466,38 @@ func TestBrokerVersionReplaced(t *testing.T) {
 	if err := os.WriteFile(other, raw, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := runBinEnv(t, other, dir, nil, nil, "lsp", "hover", "util.go", "4", "helper")
+	r := runBinEnv(t, other, dir, nil, cacheEnv(), "lsp", "hover", "util.go", "4", "helper")
 	okEnv(t, r, "call of another build")
 	if !pidGone(old, 5*time.Second) {
 		t.Fatal("the older broker still runs")
 	}
-	r = runBinEnv(t, other, dir, nil, nil, "broker", "status")
+	r = runBinEnv(t, other, dir, nil, cacheEnv(), "broker", "status")
 	if id, _ := r.field(t, ".data.identity").(string); !strings.Contains(id, other) {
 		t.Fatalf("the new broker is not of the other build: %s", r.Stdout)
 	}
 	// And the first build takes it back.
-	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call of the first build")
+	okEnv(t, lspRun(t, dir, "lsp", "hover", "util.go", "4", "helper"), "call of the first build")
 }
 
 // TestBrokerStopAndStatus: status and stop with no broker are declared
 // no-ops; stop ends a running one and its server.
 func TestBrokerStopAndStatus(t *testing.T) {
 	dir := lspModule(t, "")
-	r := runAW(t, dir, nil, "broker", "status")
+	r := lspRun(t, dir, "broker", "status")
 	okEnv(t, r, "status")
 	if r.field(t, ".data.running") != false {
 		t.Fatalf("status started a broker: %s", r.Stdout)
 	}
-	r = runAW(t, dir, nil, "broker", "stop")
+	r = lspRun(t, dir, "broker", "stop")
 	okEnv(t, r, "stop")
 	if !strings.Contains(r.field(t, ".summary").(string), "not running") {
 		t.Fatalf("stop of nothing: %s", r.Stdout)
 	}
-	wantCode(t, runAW(t, dir, nil, "--tier", "read", "broker", "stop"), "TOOL_DISABLED")
+	wantCode(t, lspRun(t, dir, "--tier", "read", "broker", "stop"), "TOOL_DISABLED")
 	needGopls(t)
-	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call")
+	okEnv(t, lspRun(t, dir, "lsp", "hover", "util.go", "4", "helper"), "call")
 	pid, held := brokerStatus(t, dir)
-	okEnv(t, runAW(t, dir, nil, "broker", "stop"), "stop")
+	okEnv(t, lspRun(t, dir, "broker", "stop"), "stop")
 	if processAlive(pid) || !pidGone(held[0], 5*time.Second) {
 		t.Fatal("stop left the broker or its server running")
 	}
@@ -529,37 +550,42 @@ func TestLSPOtherServers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			needNpmServer(t, c.bin)
-			dir := lspModule(t, "")
+			dir := lspModule(t, `, "lsp": {"diagnosticsWaitMs": 30000}`)
 			os.Remove(filepath.Join(dir, "go.mod"))
 			for name, content := range c.files {
 				writeFile(t, filepath.Join(dir, name), content)
 			}
 			useLine := map[string]string{"pyright": "5", "typescript": "3"}[c.name]
 			defLine := map[string]string{"pyright": "1", "typescript": "2"}[c.name]
-			r := runAW(t, dir, nil, "lsp", "definition", c.useFile, useLine, "double")
+			r := lspRun(t, dir, "lsp", "definition", c.useFile, useLine, "double")
 			okEnv(t, r, "definition")
 			if p := r.field(t, ".data.locations.0.path"); p != c.defFile && p != c.useFile {
 				t.Fatalf("definition of double: %s", r.Stdout)
 			}
-			r = runAW(t, dir, nil, "lsp", "references", c.defFile, defLine, "double")
+			r = lspRun(t, dir, "lsp", "references", c.defFile, defLine, "double")
 			okEnv(t, r, "references")
 			if n := r.field(t, ".data.total").(float64); n < 2 {
 				t.Fatalf("references of double: %s", r.Stdout)
 			}
-			r = runAW(t, dir, nil, "lsp", "hover", c.defFile, defLine, "double")
+			r = lspRun(t, dir, "lsp", "hover", c.defFile, defLine, "double")
 			okEnv(t, r, "hover")
 			if text := r.field(t, ".data.text").(string); !strings.Contains(text, "Double") {
 				t.Fatalf("hover without the doc comment: %q", text)
 			}
-			r = runAW(t, dir, nil, "edit", "apply", "--op", fmt.Sprintf(`{"type":"replace","path":%q,"search":%q,"replacement":"%s"}`, c.useFile, c.fixed, c.broken))
+			r = lspRun(t, dir, "edit", "apply", "--op", fmt.Sprintf(`{"type":"replace","path":%q,"search":%q,"replacement":"%s"}`, c.useFile, c.fixed, c.broken))
 			okEnv(t, r, "breaking edit")
 			if news, _ := r.field(t, ".data.diagnostics.new").([]any); len(news) == 0 {
 				t.Fatalf("the broken call is not reported: %s", r.Stdout)
 			}
-			okEnv(t, runAW(t, dir, nil, "edit", "apply", "--op", fmt.Sprintf(`{"type":"replace","path":%q,"search":"%s","replacement":%q}`, c.useFile, c.broken, c.fixed)), "fix")
-			r = runAW(t, dir, nil, "lsp", "rename", c.defFile, defLine, "double", "twice")
+			r = lspRun(t, dir, "lsp", "diagnostics", "*")
+			okEnv(t, r, "diagnostics *")
+			if r.field(t, ".data.diagnostics.0.path") != c.useFile {
+				t.Fatalf("the project checker does not report the broken call: %s", r.Stdout)
+			}
+			okEnv(t, lspRun(t, dir, "edit", "apply", "--op", fmt.Sprintf(`{"type":"replace","path":%q,"search":"%s","replacement":%q}`, c.useFile, c.broken, c.fixed)), "fix")
+			r = lspRun(t, dir, "lsp", "rename", c.defFile, defLine, "double", "twice")
 			okEnv(t, r, "rename")
-			okEnv(t, runAW(t, dir, nil, "edit", "commit", r.field(t, ".data.transactionId").(string)), "commit")
+			okEnv(t, lspRun(t, dir, "edit", "commit", r.field(t, ".data.transactionId").(string)), "commit")
 			use, _ := os.ReadFile(filepath.Join(dir, c.useFile))
 			if !strings.Contains(string(use), "twice(2)") {
 				t.Fatalf("%s after the rename:\n%s", c.useFile, use)
@@ -581,15 +607,32 @@ func TestBrokerHungReplaced(t *testing.T) {
 	needGopls(t)
 	testenv.NeedProc(t)
 	dir := lspModule(t, "")
-	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call")
+	okEnv(t, lspRun(t, dir, "lsp", "hover", "util.go", "4", "helper"), "call")
 	pid, _ := brokerStatus(t, dir)
 	syscall.Kill(pid, syscall.SIGSTOP)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	okEnv(t, runAW(t, dir, nil, "lsp", "hover", "util.go", "4", "helper"), "call with the broker hung")
+	okEnv(t, lspRun(t, dir, "lsp", "hover", "util.go", "4", "helper"), "call with the broker hung")
 	if !pidGone(pid, 5*time.Second) {
 		t.Fatal("the hung broker was left running")
 	}
 	if next, _ := brokerStatus(t, dir); next == 0 || next == pid {
 		t.Fatalf("no new broker: %d", next)
 	}
+}
+
+// lspRun is runAW with the user's cache directory: the sandbox keeps the
+// toolchain and gopls caches there, and a cold one (the test binary's own
+// home) costs a language server or go vet minutes on two loaded cores.
+func lspRun(t testing.TB, dir string, args ...string) Result {
+	t.Helper()
+	return runAWEnv(t, dir, nil, cacheEnv(), args...)
+}
+
+// cacheEnv points XDG_CACHE_HOME at the directory holding GOCACHE (the
+// user's cache directory, which the test binary keeps for the go command).
+func cacheEnv() []string {
+	if c := os.Getenv("GOCACHE"); filepath.Base(c) == "go-build" {
+		return []string{"XDG_CACHE_HOME=" + filepath.Dir(c)}
+	}
+	return nil
 }

@@ -90,46 +90,9 @@ func (s *server) fail(err error) {
 }
 
 func (s *server) launch(ws *workspace.Workspace) error {
-	bin, err := exec.LookPath(s.cfg.Command)
+	wrapped, env, rep, err := confine(ws, s.cfg.Name, s.cfg.Command, s.cfg.Args, s.root)
 	if err != nil {
-		return envelope.Errorf(envelope.NotFound, "the %s server binary %s is not on PATH: install it, or set lsp.servers", s.cfg.Name, s.cfg.Command)
-	}
-	state := filepath.Join(ws.StatePath("lsp"), s.cfg.Name)
-	if err := os.MkdirAll(state, 0o700); err != nil {
 		return err
-	}
-	env := serverEnv(state)
-	argv := append([]string{bin}, s.cfg.Args...)
-	mode := sandbox.Mode(ws.Settings.Commands.Sandbox)
-	var p *sandbox.Policy
-	if mode != sandbox.Off {
-		real, err := filepath.EvalSymlinks(bin)
-		if err != nil {
-			real = bin
-		}
-		readable := []string{filepath.Dir(bin), filepath.Dir(real)}
-		if modules := nodeModulesOf(real); modules != "" {
-			readable = append(readable, modules)
-		}
-		p, err = sandbox.ForProcess(ws, sandbox.Process{Workspace: sandbox.ReadOnly, Writable: []string{state},
-			Readable: readable, Cwd: s.root, Env: env})
-		if err != nil {
-			return sandbox.Refusal(err, envelope.ToolDisabled, "the language server")
-		}
-		p.Caches = sandbox.Caches(p.State, p.Home, func(k string) string { return lookupEnv(env, k) })
-		// gopls's own file cache, shared like the toolchain caches: a cold
-		// one costs many seconds on every new workspace.
-		shared := filepath.Join(filepath.Dir(p.State), "cache", "gopls")
-		if os.MkdirAll(shared, 0o700) == nil {
-			if real, err := filepath.EvalSymlinks(shared); err == nil {
-				p.Writable = append(p.Writable, real)
-				env = append(env, "GOPLSCACHE="+real)
-			}
-		}
-	}
-	wrapped, rep, err := sandbox.Wrap(p, mode, argv)
-	if err != nil {
-		return sandbox.Refusal(err, envelope.ToolDisabled, "the language server")
 	}
 	s.sandbox = rep
 	cmd := exec.Command(wrapped[0], wrapped[1:]...)
@@ -146,7 +109,7 @@ func (s *server) launch(ws *workspace.Workspace) error {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("cannot start %s: %v", bin, err)
+		return fmt.Errorf("cannot start %s: %v", s.cfg.Command, err)
 	}
 	s.cmd, s.pid = cmd, cmd.Process.Pid
 	go func() {
@@ -156,6 +119,55 @@ func (s *server) launch(ws *workspace.Workspace) error {
 	}()
 	s.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(pipe{stdout, stdin}, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(s.handle))
 	return nil
+}
+
+// confine builds the sandboxed argv and environment of a process the
+// broker starts for the server name (the server itself, or its project
+// checker): the workspace read-only, the server's state directory and the
+// toolchain caches writable, no network.
+func confine(ws *workspace.Workspace, name, command string, args []string, cwd string) ([]string, []string, sandbox.Report, error) {
+	bin, err := exec.LookPath(command)
+	if err != nil {
+		return nil, nil, sandbox.Report{}, envelope.Errorf(envelope.NotFound, "%s needs %s, which is not on PATH: install it, or set lsp.servers", name, command)
+	}
+	state := filepath.Join(ws.StatePath("lsp"), name)
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return nil, nil, sandbox.Report{}, err
+	}
+	env := serverEnv(state)
+	argv := append([]string{bin}, args...)
+	mode := sandbox.Mode(ws.Settings.Commands.Sandbox)
+	var p *sandbox.Policy
+	if mode != sandbox.Off {
+		real, err := filepath.EvalSymlinks(bin)
+		if err != nil {
+			real = bin
+		}
+		readable := []string{filepath.Dir(bin), filepath.Dir(real)}
+		if modules := nodeModulesOf(real); modules != "" {
+			readable = append(readable, modules)
+		}
+		p, err = sandbox.ForProcess(ws, sandbox.Process{Workspace: sandbox.ReadOnly, Writable: []string{state},
+			Readable: readable, Cwd: cwd, Env: env})
+		if err != nil {
+			return nil, nil, sandbox.Report{}, sandbox.Refusal(err, envelope.ToolDisabled, "the language server")
+		}
+		p.Caches = sandbox.Caches(p.State, p.Home, func(k string) string { return lookupEnv(env, k) })
+		// gopls's own file cache, shared like the toolchain caches: a cold
+		// one costs many seconds on every new workspace.
+		shared := filepath.Join(filepath.Dir(p.State), "cache", "gopls")
+		if os.MkdirAll(shared, 0o700) == nil {
+			if real, err := filepath.EvalSymlinks(shared); err == nil {
+				p.Writable = append(p.Writable, real)
+				env = append(env, "GOPLSCACHE="+real)
+			}
+		}
+	}
+	wrapped, rep, err := sandbox.Wrap(p, mode, argv)
+	if err != nil {
+		return nil, nil, sandbox.Report{}, sandbox.Refusal(err, envelope.ToolDisabled, "the language server")
+	}
+	return wrapped, env, rep, nil
 }
 
 // nodeModulesOf is the node_modules directory a script server lives in

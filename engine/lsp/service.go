@@ -96,6 +96,12 @@ func (v *Service) Call(ctx context.Context, ws *workspace.Workspace, method stri
 			return nil, err
 		}
 		return map[string]any{"changed": v.touched(ctx, c.Paths)}, nil
+	case "check":
+		var c checkCall
+		if err := json.Unmarshal(params, &c); err != nil {
+			return nil, err
+		}
+		return check(ctx, ws, c.target)
 	case "reload":
 		var t target
 		json.Unmarshal(params, &t)

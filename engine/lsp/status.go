@@ -108,14 +108,17 @@ type DiagnosticsData struct {
 	Server      string            `json:"server"`
 	Diagnostics []DiagnosticEntry `json:"diagnostics"`
 	Settled     bool              `json:"settled"` // the set stopped changing before the wait ran out
-	Mode        string            `json:"mode"`    // pulled or pushed
+	Mode        string            `json:"mode"`    // pulled, pushed, or checker ('*')
+	Checker     []string          `json:"checker,omitempty"`
+	Unparsed    []string          `json:"unparsed,omitempty"` // checker output that named no position
 	Truncated   bool              `json:"truncated"`
 }
 
 const maxDiagnostics = 200
 
-// Diagnostics is lsp diagnostics FILE, or '*': everything the server
-// reports for the workspace once it has settled.
+// Diagnostics is lsp diagnostics FILE (the server's, once settled), or
+// '*': the project checker of the workspace's server (go vet, pyright,
+// tsc), run by the broker in the server's sandbox.
 func Diagnostics(ctx context.Context, ws *workspace.Workspace, r *DiagnosticsRequest) (envelope.Envelope, error) {
 	if r.File == "" {
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "diagnostics takes a file, or '*' for the whole workspace")
@@ -137,11 +140,22 @@ func Diagnostics(ctx context.Context, ws *workspace.Workspace, r *DiagnosticsReq
 		}
 		files = []string{p.Abs}
 	}
-	res, err := fileDiagnostics(ctx, ws, c, files, 300, ws.Settings.LSP.DiagnosticsWaitMs)
-	if err != nil {
-		return envelope.Envelope{}, err
+	var d DiagnosticsData
+	if files == nil {
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+		var res checkResult
+		if err := broker.Call(cctx, ws, "lsp.check", checkCall{target: c.target()}, &res); err != nil {
+			return envelope.Envelope{}, err
+		}
+		d = DiagnosticsData{Server: c.Name, Settled: true, Mode: "checker", Checker: res.Command, Diagnostics: entries(ws, res.Files), Unparsed: res.Unparsed}
+	} else {
+		res, err := fileDiagnostics(ctx, ws, c, files, 300, ws.Settings.LSP.DiagnosticsWaitMs)
+		if err != nil {
+			return envelope.Envelope{}, err
+		}
+		d = DiagnosticsData{Server: c.Name, Settled: res.Settled, Mode: res.Mode, Diagnostics: entries(ws, res.Files)}
 	}
-	d := DiagnosticsData{Server: c.Name, Settled: res.Settled, Mode: res.Mode, Diagnostics: entries(ws, res.Files)}
 	if len(d.Diagnostics) > maxDiagnostics {
 		d.Diagnostics, d.Truncated = d.Diagnostics[:maxDiagnostics], true
 	}
