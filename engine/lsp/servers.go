@@ -17,7 +17,10 @@ var builtins = []workspace.LSPServer{
 	{Name: "gopls", Command: "gopls", Languages: []string{"go"}, RootMarkers: []string{"go.work", "go.mod"}, Checker: []string{"go", "vet", "./..."}},
 	{Name: "pyright", Command: "pyright-langserver", Args: []string{"--stdio"}, Languages: []string{"py", "pyi"}, RootMarkers: []string{"pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"}, Checker: []string{"pyright"}},
 	{Name: "pylsp", Command: "pylsp", Languages: []string{"py", "pyi"}, RootMarkers: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"}},
-	{Name: "typescript", Command: "typescript-language-server", Args: []string{"--stdio"}, Languages: []string{"ts", "tsx", "js", "jsx", "mjs", "cjs"}, RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"}, Checker: []string{"tsc", "--noEmit", "-p", "."}},
+	{Name: "typescript", Command: "typescript-language-server", Args: []string{"--stdio"}, Languages: []string{"ts", "tsx", "js", "jsx", "mjs", "cjs"}, RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"}, Checker: []string{"tsc", "--noEmit", "-p", "."},
+		// It publishes a file's syntactic diagnostics, then its semantic
+		// ones well after 300 ms.
+		SettleMs: 1000},
 	{Name: "clangd", Command: "clangd", Languages: []string{"c", "h", "cc", "cpp", "cxx", "hpp", "hh"}, RootMarkers: []string{"compile_commands.json", "compile_flags.txt", "CMakeLists.txt"}},
 }
 

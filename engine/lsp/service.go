@@ -216,7 +216,7 @@ func (v *Service) Close() { v.reload(target{}) }
 func (s *server) diagnostics(ctx context.Context, c diagnosticsCall) (*diagnosticsResult, error) {
 	start := time.Now()
 	deadline := start.Add(time.Duration(c.WaitMs) * time.Millisecond)
-	settle := time.Duration(c.SettleMs) * time.Millisecond
+	settle := time.Duration(max(c.SettleMs, s.cfg.SettleMs)) * time.Millisecond
 	changed := false
 	for _, f := range c.Files {
 		ch, err := s.sync(ctx, f)

@@ -115,9 +115,10 @@ type LSPServer struct {
 	Name        string   `json:"name"`
 	Command     string   `json:"command"`
 	Args        []string `json:"args,omitempty"`
-	Languages   []string `json:"languages"`         // file extensions without the dot: go, py, ts
-	RootMarkers []string `json:"rootMarkers"`       // files whose directory is the server's root: go.mod
-	Checker     []string `json:"checker,omitempty"` // the project checker lsp diagnostics '*' runs in the root: ["go", "vet", "./..."]
+	Languages   []string `json:"languages"`          // file extensions without the dot: go, py, ts
+	RootMarkers []string `json:"rootMarkers"`        // files whose directory is the server's root: go.mod
+	Checker     []string `json:"checker,omitempty"`  // the project checker lsp diagnostics '*' runs in the root: ["go", "vet", "./..."]
+	SettleMs    int      `json:"settleMs,omitempty"` // how long its diagnostics must stay unchanged to count as settled (default 300)
 }
 
 // Defaults returns the built-in settings, which the user and workspace
