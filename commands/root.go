@@ -228,6 +228,8 @@ func (a *app) nouns() []noun {
 		{"browser", "tools", a.browserCmd},
 		{"agent", "tools", a.agentCmd},
 		{"ask", "tools", a.askCmd},
+		{"lsp", "tools", a.lspCmd},
+		{"broker", "human", a.brokerCmd},
 		{"approval", "human", a.approvalCmd},
 		{"prompt", "human", a.promptCmd},
 		{"call", "human", a.callCmd},

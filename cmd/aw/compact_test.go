@@ -180,7 +180,7 @@ func everyOperation(t testing.TB) map[string][]byte {
 	for op, raw := range out {
 		norm[op] = normalize(raw, root)
 	}
-	for _, more := range []func(testing.TB) map[string][]byte{vcsOperations, researchOperations, browserOperations, agentOperations, askOperations} {
+	for _, more := range []func(testing.TB) map[string][]byte{vcsOperations, researchOperations, browserOperations, agentOperations, askOperations, lspOperations} {
 		for op, raw := range more(t) {
 			if _, ok := norm[op]; !ok {
 				norm[op] = raw
@@ -262,6 +262,27 @@ func researchOperations(t testing.TB) map[string][]byte {
 	c.call("workspace_research", fmt.Sprintf(`{"action":"show","research_id":%q}`, id))
 	c.call("workspace_research", fmt.Sprintf(`{"action":"deep","research_id":%q,"objective":"every line"}`, id))
 	c.call("workspace_research", fmt.Sprintf(`{"action":"archive","research_id":%q}`, id))
+	return c.out
+}
+
+// lspOperations: every lsp action against gopls on a small module, and
+// the broker holding it.
+func lspOperations(t testing.TB) map[string][]byte {
+	needGopls(t)
+	dir := lspModule(t, "")
+	c := newCaller(t, dir)
+	c.env = cacheEnv()
+	pos := `"file":"main.go","line":17,"symbol":"helper"`
+	for _, action := range []string{"definition", "type_definition", "implementation", "references", "hover", "code_actions"} {
+		c.call("workspace_lsp", `{"action":"`+action+`",`+pos+`}`)
+	}
+	c.call("workspace_lsp", `{"action":"symbols","file":"main.go"}`)
+	c.call("workspace_lsp", `{"action":"diagnostics","file":"util.go"}`)
+	c.call("workspace_lsp", `{"action":"rename","file":"util.go","line":4,"symbol":"helper","new_name":"double"}`)
+	c.call("workspace_lsp", `{"action":"status"}`)
+	c.call("broker", `{"action":"status"}`)
+	c.call("workspace_lsp", `{"action":"reload"}`)
+	c.call("broker", `{"action":"stop"}`)
 	return c.out
 }
 

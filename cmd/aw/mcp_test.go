@@ -338,6 +338,17 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"ast.grep":                {"", "matches"},
 	"ast.edit":                {"", "editId"},
 	"ast.resolve":             {"NOT_FOUND", `"tx_missing" is not a transaction id`},
+	"lsp.definition":          {"INVALID_INPUT", "file is required"},
+	"lsp.type_definition":     {"INVALID_INPUT", "file is required"},
+	"lsp.implementation":      {"INVALID_INPUT", "file is required"},
+	"lsp.references":          {"INVALID_INPUT", "file is required"},
+	"lsp.hover":               {"INVALID_INPUT", "file is required"},
+	"lsp.code_actions":        {"INVALID_INPUT", "file is required"},
+	"lsp.symbols":             {"INVALID_INPUT", "a query (a workspace search) or a file"},
+	"lsp.diagnostics":         {"INVALID_INPUT", "takes a file"},
+	"lsp.status":              {"", "servers"},
+	"lsp.reload":              {"", "stopped"},
+	"lsp.rename":              {"INVALID_INPUT", "new_name is required"},
 }
 
 func TestMCPCallsEveryAction(t *testing.T) {

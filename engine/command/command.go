@@ -109,7 +109,13 @@ type Result struct {
 	// Changes is what the job did to the workspace: counts and the first
 	// paths; undo with `aw command undo`, see it with `aw command diff`.
 	Changes *snapshot.Summary `json:"changes,omitempty"`
+	// Diagnostics are those the files the command changed newly
+	// introduced (engine/lsp).
+	Diagnostics any `json:"diagnostics,omitempty"`
 }
+
+// SetDiagnostics folds a run's new diagnostics into its result.
+func (r *Result) SetDiagnostics(d any) { r.Diagnostics = d }
 
 // Run runs a command in the foreground and returns its exit code and the
 // tails of its output. A command that ran is ok whatever its exit code:

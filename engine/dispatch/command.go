@@ -14,7 +14,7 @@ import (
 // tier too.
 func commandActions() []*Action {
 	return []*Action{
-		Bind(Command, "run", workspace.TierExec, "command", "Run a command in the foreground under the command policy", command.Run).Does(Writes | Destroys | Network),
+		Bind(Command, "run", workspace.TierExec, "command", "Run a command in the foreground under the command policy", command.Run).Does(Writes | Destroys | Network).Then(foldCommand),
 		Bind(Command, "start", workspace.TierExec, "command", "Start a background job that outlives this call", command.Start).Does(Writes | Destroys | Network),
 		Bind(Command, "test", workspace.TierExec, "command", "Run the workspace's tests (commands.testCommand) like run, and return passed, failed and skipped counts and the failing tests", command.Test).Does(Writes | Destroys | Network),
 		Bind(Command, "status", workspace.TierRead, "", "Show a job's status and the tail of its logs", command.Status),

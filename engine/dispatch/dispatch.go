@@ -39,6 +39,15 @@ type Action struct {
 
 	newReq func() any
 	run    func(ctx context.Context, ws *workspace.Workspace, req any) (envelope.Envelope, error)
+	// after runs once the action succeeded, to add to its envelope
+	// (the diagnostics a write introduced); it never fails the call.
+	after func(ctx context.Context, ws *workspace.Workspace, env *envelope.Envelope)
+}
+
+// Then declares a step that adds to the envelope of a successful call.
+func (a *Action) Then(f func(ctx context.Context, ws *workspace.Workspace, env *envelope.Envelope)) *Action {
+	a.after = f
+	return a
 }
 
 // Effect is what an action can do besides reading, declared on its row so
@@ -181,6 +190,9 @@ func (a *Action) checked(ctx context.Context, ws *workspace.Workspace, req any) 
 	env, err := a.run(ctx, ws, req)
 	if err != nil {
 		return envelope.Fail(a.Operation(), err)
+	}
+	if a.after != nil && env.OK {
+		a.after(ctx, ws, &env)
 	}
 	env.Operation = a.Operation()
 	return env

@@ -10,8 +10,8 @@ import (
 func editActions() []*Action {
 	return []*Action{
 		Bind(Edit, "preview", workspace.TierRead, "", "Plan a transaction and show its diff; nothing on disk changes", edit.Preview).Does(Writes),
-		Bind(Edit, "apply", workspace.TierWrite, "transaction", "Preview and commit in one call (gated as the commit)", edit.Apply).Does(Writes | Destroys),
-		Bind(Edit, "commit", workspace.TierWrite, "transaction", "Commit a planned transaction, all or nothing", edit.Commit).Does(Writes | Destroys | Idempotent),
+		Bind(Edit, "apply", workspace.TierWrite, "transaction", "Preview and commit in one call (gated as the commit)", edit.Apply).Does(Writes | Destroys).Then(foldEdit),
+		Bind(Edit, "commit", workspace.TierWrite, "transaction", "Commit a planned transaction, all or nothing", edit.Commit).Does(Writes | Destroys | Idempotent).Then(foldEdit),
 		Bind(Edit, "rollback", workspace.TierWrite, "transaction", "Restore what a committed transaction changed", edit.Rollback).Does(Writes | Destroys | Idempotent),
 		Bind(Edit, "show", workspace.TierRead, "", "Show one transaction", edit.Show),
 		Bind(Edit, "list", workspace.TierRead, "", "List transactions, newest first", edit.List),

@@ -49,7 +49,12 @@ type Result struct {
 	LeftDirectories      []string     `json:"leftDirectories,omitempty"`
 	Error                string       `json:"error,omitempty"`
 	CreatedAt            time.Time    `json:"createdAt"`
+	// Diagnostics are those a commit newly introduced (engine/lsp).
+	Diagnostics any `json:"diagnostics,omitempty"`
 }
+
+// SetDiagnostics folds a commit's new diagnostics into its result.
+func (r *Result) SetDiagnostics(d any) { r.Diagnostics = d }
 
 // PendingApproval makes a staged result exit 3.
 func (r *Result) PendingApproval() bool { return r.Status == "pending_approval" }

@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/agent"
+	"github.com/agentic-workspace/aw/engine/broker"
 	"github.com/agentic-workspace/aw/engine/browser"
 	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -155,6 +156,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.E
 	// pruning then removes.
 	res.Ended = append(command.EndStale(ws, req.DryRun), browser.EndStale(ws, req.DryRun)...)
 	res.Ended = append(res.Ended, agent.EndStale(ws, req.DryRun)...)
+	res.Ended = append(res.Ended, broker.EndStale(ws, req.DryRun)...)
 	err := locked(ws, func() error { return prune(ws, res, 0) })
 	if err != nil {
 		return envelope.Envelope{}, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentic-workspace/aw/engine/broker"
 	"github.com/agentic-workspace/aw/engine/browser"
 	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -169,7 +170,7 @@ func capabilities(ws *workspace.Workspace) (*CapabilitiesData, error) {
 			}
 		}
 	}
-	d.Processes = append(command.Processes(ws), browser.Processes(ws)...)
+	d.Processes = append(append(command.Processes(ws), browser.Processes(ws)...), broker.Processes(ws)...)
 	for _, list := range MoreProcesses {
 		d.Processes = append(d.Processes, list(ws)...)
 	}

@@ -104,6 +104,25 @@ type Settings struct {
 		RetentionDays int `json:"retentionDays" doc:"days transactions, artifacts, job logs and browser profiles are kept before pruning"`
 		MaxBytes      int `json:"maxBytes" doc:"size of .agentic/ above which the oldest prunable entries go first"`
 	} `json:"store"`
+	Broker struct {
+		IdleSeconds int `json:"idleSeconds" doc:"seconds the workspace's broker (which holds language servers) may go without a call before it exits"`
+	} `json:"broker"`
+	LSP struct {
+		Servers            []LSPServer `json:"servers" doc:"language servers besides the built-in ones (gopls, pyright-langserver or pylsp, typescript-language-server, clangd); one with a built-in name replaces it"`
+		DiagnosticsOnWrite bool        `json:"diagnosticsOnWrite" doc:"fold the diagnostics an edit commit or a command newly introduced into its result"`
+		DiagnosticsWaitMs  int         `json:"diagnosticsWaitMs" doc:"most milliseconds a write waits for a language server's diagnostics to settle"`
+	} `json:"lsp"`
+}
+
+// LSPServer is one language server of lsp.servers.
+type LSPServer struct {
+	Name        string   `json:"name"`
+	Command     string   `json:"command"`
+	Args        []string `json:"args,omitempty"`
+	Languages   []string `json:"languages"`          // file extensions without the dot: go, py, ts
+	RootMarkers []string `json:"rootMarkers"`        // files whose directory is the server's root: go.mod
+	Checker     []string `json:"checker,omitempty"`  // the project checker lsp diagnostics '*' runs in the root: ["go", "vet", "./..."]
+	SettleMs    int      `json:"settleMs,omitempty"` // how long its diagnostics must stay unchanged to count as settled (default 300)
 }
 
 // Defaults returns the built-in settings, which the user and workspace
@@ -145,6 +164,10 @@ func Defaults() Settings {
 	s.Research.WikipediaURL = "https://en.wikipedia.org/w/api.php"
 	s.Agents.APIKeyEnv = "OPENAI_API_KEY"
 	s.Edit.MaxTransactionBytes = 256 << 20
+	s.Broker.IdleSeconds = 600
+	s.LSP.Servers = []LSPServer{}
+	s.LSP.DiagnosticsOnWrite = true
+	s.LSP.DiagnosticsWaitMs = 5000
 	s.Store.RetentionDays = 14
 	s.Store.MaxBytes = 2 << 30
 	return s
@@ -319,6 +342,10 @@ func (s *Settings) Validate() error {
 		return bad("browser.idleSeconds", "at least 1", s.Browser.IdleSeconds)
 	case s.Browser.MaxSessions < 1:
 		return bad("browser.maxSessions", "at least 1", s.Browser.MaxSessions)
+	case s.Broker.IdleSeconds < 1:
+		return bad("broker.idleSeconds", "at least 1", s.Broker.IdleSeconds)
+	case s.LSP.DiagnosticsWaitMs < 0 || s.LSP.DiagnosticsWaitMs > 60000:
+		return bad("lsp.diagnosticsWaitMs", "0 to 60000", s.LSP.DiagnosticsWaitMs)
 	case s.Edit.MaxTransactionBytes < 1<<16:
 		return bad("edit.maxTransactionBytes", "at least 65536", s.Edit.MaxTransactionBytes)
 	case s.Store.RetentionDays < 1:

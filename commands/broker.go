@@ -1,0 +1,57 @@
+package commands
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/agentic-workspace/aw/engine/broker"
+	"github.com/agentic-workspace/aw/engine/dispatch"
+	"github.com/agentic-workspace/aw/engine/lsp"
+	"github.com/agentic-workspace/aw/engine/workspace"
+)
+
+func (a *app) brokerCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "broker",
+		Short: dispatch.Broker.Short,
+		Long: `The broker is one background aw process per workspace that keeps what must
+outlive a single call warm: language servers (aw lsp). The first call that
+needs it starts it; later calls reach it over a private unix socket. It
+exits by itself after broker.idleSeconds (600) without a call, when its
+record under .agentic/broker/ or the workspace's .agentic/ is removed, or
+when an aw of another build calls (which starts its own). Every process it
+starts runs in the OS sandbox and dies with it.
+
+  aw broker status     the broker's pid, age, idle time and what it holds
+  aw broker stop       end it and everything it holds`,
+	}
+	status := a.verb(dispatch.Broker, "status", "status", nil, nil)
+	stop := a.verb(dispatch.Broker, "stop", "stop", nil, nil)
+	status.Args, stop.Args = cobra.NoArgs, cobra.NoArgs
+	cmd.AddCommand(status, stop, a.brokerServeCmd())
+	return cmd
+}
+
+// brokerServeCmd is the broker process itself, which the first call that
+// needs it starts. Hidden: nobody else calls it.
+func (a *app) brokerServeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "serve",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			open := func() (*workspace.Workspace, error) {
+				ws, err := a.openWorkspace()
+				if err == nil {
+					ws.Tier = workspace.TierRead // the broker serves queries; writes go through aw calls
+				}
+				return ws, err
+			}
+			services := map[string]broker.Service{"lsp": lsp.NewService()}
+			if err := broker.Serve(a.root, open, services); err != nil {
+				a.io.Err.Write([]byte("aw broker: " + err.Error() + "\n"))
+				a.exitCode = ExitFailed
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package lsp
+
+import "os/exec"
+
+func serverAttr(*exec.Cmd) {}
+
+func killGroup(int) {}
