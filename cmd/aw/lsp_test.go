@@ -636,3 +636,23 @@ func cacheEnv() []string {
 	}
 	return nil
 }
+
+// A command that rewrote a file the server has open: the broker re-reads
+// it, and its new error is folded into the run's envelope.
+func TestDiagnosticsAfterCommand(t *testing.T) {
+	needGopls(t)
+	dir := lspModule(t, `, "commands": {"interpreter": "sh", "allow": ["printf"]}, "lsp": {"diagnosticsWaitMs": 30000}`)
+	warmUp(t, dir, "util.go")
+	r := lspRun(t, dir, "command", "run", "--line", `printf 'package main\n\nfunc helper(n int) int { return n * "x" }\n' > util.go`)
+	okEnv(t, r, "command run")
+	if got := r.field(t, ".data.changes.paths.0.path"); got != "util.go" {
+		t.Fatalf("changes: %s", r.Stdout)
+	}
+	if files := r.field(t, ".data.diagnostics.files").([]any); len(files) != 1 || files[0] != "util.go" {
+		t.Fatalf("diagnostics did not look at the changed file: %s", r.Stdout)
+	}
+	news, _ := r.field(t, ".data.diagnostics.new").([]any)
+	if len(news) == 0 || news[0].(map[string]any)["path"] != "util.go" {
+		t.Fatalf("the rewritten file's error is not reported: %s", r.Stdout)
+	}
+}
