@@ -234,6 +234,15 @@ func TestAgentResumeRerunsOnlyRepeatableCalls(t *testing.T) {
 	})
 	syscall.Kill(pid, syscall.SIGKILL)
 	eventually(t, 5*time.Second, "the killed supervisor is gone", func() bool { return !alive(pid) })
+	// Its command dies with it (the sandbox's process tree goes with its
+	// parent), before any resume: no orphan outlives the supervisor.
+	if sandboxed(t, dir) {
+		var running struct{ Pid int }
+		ents, _ := os.ReadDir(filepath.Join(dir, ".agentic", "jobs"))
+		raw, _ := os.ReadFile(filepath.Join(dir, ".agentic", "jobs", ents[0].Name(), "job.json"))
+		json.Unmarshal(raw, &running)
+		eventually(t, 3*time.Second, "the dead supervisor's command is gone", func() bool { return !alive(running.Pid) })
+	}
 	if r := runAW(t, dir, nil, "agent", "start", "--resume", id); r.Code != 0 {
 		t.Fatalf("resume: %s", r.Stdout)
 	}
@@ -473,4 +482,12 @@ func TestAgentStartAndSendAreGatedLikeRun(t *testing.T) {
 	if r := runAW(t, plan, nil, "agent", "start", "Edit README"); r.field(t, ".error.code") != "APPROVAL_REQUIRED" {
 		t.Errorf("Plan start: %s", r.Stdout)
 	}
+}
+
+// sandboxed says the workspace's commands run in an OS sandbox here.
+func sandboxed(t *testing.T, dir string) bool {
+	t.Helper()
+	r := runAW(t, dir, nil, "inspect", "capabilities")
+	m, _ := r.field(t, ".data.sandbox.mechanism").(string)
+	return m != "" && m != "none"
 }
