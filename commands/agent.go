@@ -59,7 +59,9 @@ design, judgment or reviewing). A run can ask the human a question through
 its ask_user tool (answered with aw answer; with nobody to answer it fails
 at once and the run goes on). --research-project ties a run to a research
 project: its searches, fetches and notes are recorded there (aw research
-deep starts such a run for you).`,
+deep starts such a run for you). --task-board ties it to a task board:
+every pass starts from the board as it is then, and the run marks its
+items as it works (the board is where its progress lives).`,
 	}
 	objective := func(req any, args []string) {
 		if len(args) == 0 {
@@ -143,6 +145,7 @@ func bindRunFlags(f *pflag.FlagSet, r *agent.RunRequest) {
 	f.IntVar(&r.MaxToolCalls, "max-tool-calls", 0, "most tool calls in the run, 1-500 (default 40)")
 	f.StringVar(&r.IdempotencyKey, "idempotency-key", "", "re-issuing the same run with this key returns the first one")
 	f.StringVar(&r.ResearchProjectID, "research-project", "", "a research_ project the run records its searches, fetches and notes into")
+	f.StringVar(&r.TaskBoardID, "task-board", "", "a board_ the run works from: each pass shows it, and its task updates go there")
 }
 
 // agentSuperviseCmd is the detached supervisor `aw agent start` launches

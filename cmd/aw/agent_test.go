@@ -614,3 +614,63 @@ func TestAgentDeniedRunStaysDenied(t *testing.T) {
 		t.Errorf("re-issued after a denial: %s", again.Stdout)
 	}
 }
+
+// A run tied to a task board sees the board in its brief and its task
+// calls land on that board without naming it; a call changing another
+// board is refused, and an archived or unknown board refuses the run.
+func TestAgentWorksFromItsTaskBoard(t *testing.T) {
+	dir := mcpWorkspace(t, `{"permissionMode": 2}`)
+	created := runAW(t, dir, nil, "tasks", "create", "release", "--item", "write the changelog", "--item", `{"text": "tag the release", "depends_on": ["1"]}`)
+	board, first := str(t, created, ".data.board.id"), str(t, created, ".data.added.0")
+	other := str(t, runAW(t, dir, nil, "tasks", "create", "elsewhere"), ".data.board.id")
+	model := agenttest.New(t,
+		agenttest.Turn{Calls: []agenttest.Call{call("workspace_tasks", M{"action": "next"})},
+			Check: func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+				sys, brief := req.Messages[0].Content, req.Messages[1].Content
+				if !strings.Contains(sys, "You work from task board "+board) {
+					t.Errorf("the system message does not name the board: %s", sys)
+				}
+				if !strings.Contains(brief, "Task board "+board+` "release"`) || !strings.Contains(brief, first+" [pending, medium] write the changelog") || !strings.Contains(brief, "(after "+first+")") {
+					t.Errorf("the brief does not show the board: %s", brief)
+				}
+			}},
+		agenttest.Turn{Calls: []agenttest.Call{
+			call("workspace_tasks", M{"action": "update", "item_id": first, "status": "completed", "evidence": []any{"CHANGELOG.md"}}),
+			call("workspace_tasks", M{"action": "note", "board_id": other, "text": "not mine"}),
+		},
+			Check: func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+				if last := req.Messages[len(req.Messages)-1]; !strings.Contains(last.Content, `"operation":"tasks.next"`) || !strings.Contains(last.Content, first) {
+					t.Errorf("next did not read the run's board: %s", last.Content)
+				}
+			}},
+		agenttest.Turn{Content: report,
+			Check: func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+				n := len(req.Messages)
+				if upd := req.Messages[n-2].Content; !strings.Contains(upd, `"ok":true`) || !strings.Contains(upd, `"operation":"tasks.update"`) {
+					t.Errorf("update on the run's board: %s", upd)
+				}
+				if refused := req.Messages[n-1].Content; !strings.Contains(refused, "INVALID_INPUT") || !strings.Contains(refused, "works from task board "+board) {
+					t.Errorf("a note on another board was not refused: %s", refused)
+				}
+			}},
+	)
+	writeSettings(t, dir, fmt.Sprintf(`{"permissionMode": 2, "agents": {"enabled": true, "baseUrl": %q, "model": "scripted"}}`, model.BaseURL()))
+
+	r := runAW(t, dir, nil, "agent", "run", "Ship the release", "--task-board", board)
+	if r.Code != 0 || r.field(t, ".data.status") != "completed" || r.field(t, ".data.taskBoardId") != board {
+		t.Fatalf("run: %s", r.Stdout)
+	}
+	show := runAW(t, dir, nil, "tasks", "show", board)
+	if show.field(t, ".data.board.items.0.status") != "completed" || show.field(t, ".data.board.items.0.evidence.0") != "CHANGELOG.md" {
+		t.Errorf("the run's update is not on its board: %s", show.Stdout)
+	}
+	if n := runAW(t, dir, nil, "tasks", "show", other).field(t, ".data.board.notes"); len(n.([]any)) != 0 {
+		t.Errorf("the other board got a note: %v", n)
+	}
+
+	wantErr(t, runAW(t, dir, nil, "agent", "run", "x", "--task-board", "board_01hzzzzzzzzzzzzzzzzzzzz"), "NOT_FOUND", 1, "no task board")
+	runAW(t, dir, nil, "tasks", "archive", other)
+	wantErr(t, runAW(t, dir, nil, "agent", "run", "x", "--task-board", other), "TRANSACTION_STATE", 1, "archived")
+	writeSettings(t, dir, fmt.Sprintf(`{"permissionMode": 2, "tasks": {"enabled": false}, "agents": {"enabled": true, "baseUrl": %q, "model": "scripted"}}`, model.BaseURL()))
+	wantErr(t, runAW(t, dir, nil, "agent", "run", "x", "--task-board", board), "TOOL_DISABLED", 1, "tasks.enabled")
+}

@@ -103,6 +103,9 @@
 //     agents.models.good; a tier naming no model is AGENT_DISABLED, a
 //     tier with model_id INVALID_INPUT.
 //
-//   - Not built yet, each answering TOOL_DISABLED with reason
-//     not-available-yet: task_board_id and research_project_id.
+//   - task_board_id ties a run to a board: every pass's brief shows the
+//     board as it is when the pass starts (items by status, the first 50),
+//     and the run's workspace_tasks calls name that board (filled in when
+//     left out; a mutating call naming another board is refused), so the
+//     board, not the transcript, is where its progress lives.
 package agent

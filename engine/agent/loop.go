@@ -13,7 +13,9 @@ import (
 	"github.com/agentic-workspace/aw/engine/compact"
 	"github.com/agentic-workspace/aw/engine/edit"
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/tasks"
 	"github.com/agentic-workspace/aw/engine/workspace"
+	"github.com/agentic-workspace/aw/output/visible"
 )
 
 // Toolbox is how a run reaches aw's tools: the workspace_* tools as aw mcp
@@ -70,6 +72,13 @@ var offers = []struct {
 }
 
 func always(*Spec) bool { return true }
+
+// boardActions are the workspace_tasks actions that name a board: a run
+// tied to a board has it filled in, and may not change another one.
+var boardActions = map[string]string{
+	"show": "reads", "next": "reads",
+	"add": "writes", "update": "writes", "remove": "writes", "note": "writes", "checkpoint": "writes", "archive": "writes", "reopen": "writes",
+}
 
 func (s *Spec) allows(tool, action string) bool {
 	for _, o := range offers {
@@ -461,6 +470,20 @@ func (l *loop) call(ctx context.Context, call ToolCall) (string, envelope.Envelo
 		head["research_id"], _ = json.Marshal(p)
 		raw, _ = json.Marshal(head)
 	}
+	if b := l.st.Spec.TaskBoardID; b != "" && tool == "workspace_tasks" && boardActions[action] != "" {
+		// The run works from its board.
+		var named string
+		if v, ok := head["board_id"]; ok {
+			_ = json.Unmarshal(v, &named)
+		}
+		if named != "" && named != b && boardActions[action] == "writes" {
+			return action, envelope.Fail(noun(tool)+"."+action, envelope.Errorf(envelope.InvalidInput, "this run works from task board %s, not %s: leave board_id out", b, named).With("board_id", b))
+		}
+		if named == "" {
+			head["board_id"], _ = json.Marshal(b)
+			raw, _ = json.Marshal(head)
+		}
+	}
 	if !slices.Contains(actions, action) {
 		why := ""
 		if tool == "workspace_edit" && !l.st.Spec.CommitEdits {
@@ -618,6 +641,9 @@ func (l *loop) system() string {
 	if s.ResearchProjectID != "" {
 		fmt.Fprintf(&b, "You record into research project %s: every search and fetch keeps its sources there, and each finding goes in with workspace_research note (kind finding, claim, question, warning or method) naming the source_id it rests on. ", s.ResearchProjectID)
 	}
+	if s.TaskBoardID != "" {
+		fmt.Fprintf(&b, "You work from task board %s, shown in each brief: take the item workspace_tasks next gives, set it in_progress when you start it and completed (with evidence) when it is done, or blocked with a note saying why; the board is how the next pass and the main agent know where you are. ", s.TaskBoardID)
+	}
 	b.WriteString(`When the objective is done (or cannot be done), reply without calling any tool, with only a JSON object: {"summary": "what was done and found", "evidence": ["file:line, transaction or job ids, test results"], "remaining_work": ["what is left"], "confidence": "low|medium|high"}.`)
 	return b.String()
 }
@@ -633,6 +659,9 @@ func (l *loop) brief(pass int) string {
 		fmt.Fprintf(&b, "\nContext:\n%s\n", st.Spec.Context)
 	}
 	b.WriteString(sentPart(st.Messages))
+	if st.Spec.TaskBoardID != "" {
+		b.WriteString(boardBrief(l.ws, st.Spec.TaskBoardID))
+	}
 	fmt.Fprintf(&b, "\nThis is pass %d of at most %d (up to %d model turns each); %d of %d tool calls used.\n", pass, st.CapPasses, st.Spec.RoundsPerPass, st.ToolCalls, st.CapToolCalls)
 	if lg := st.Ledger; len(lg.Transactions)+len(lg.Jobs)+len(lg.Sources)+len(lg.Notes) > 0 {
 		fmt.Fprintf(&b, "\nRecorded so far: transactions %v, jobs %v, sources %v, notes %v.\n", lg.Transactions, lg.Jobs, lg.Sources, lg.Notes)
@@ -656,6 +685,43 @@ func (l *loop) brief(pass int) string {
 	b.WriteString("\nWhat earlier passes recorded:\n")
 	b.WriteString(strings.Join(parts, "\n"))
 	b.WriteString("\nContinue from there.\n")
+	return b.String()
+}
+
+// Bounds of the board in a brief.
+const (
+	briefItems     = 50
+	briefItemChars = 200
+)
+
+// boardBrief is the run's task board as it is now: open items first, in
+// board order, then the finished ones, up to briefItems.
+func boardBrief(ws *workspace.Workspace, id string) string {
+	bd, err := tasks.Load(ws, id)
+	if err != nil {
+		return fmt.Sprintf("\nTask board %s cannot be read now (%s).\n", id, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nTask board %s %q (%s; %s):\n", bd.ID, visible.Line(bd.Title), bd.Status, bd.CountLine())
+	done := func(s string) bool { return s == tasks.Completed || s == tasks.Cancelled }
+	listed := 0
+	for _, finished := range []bool{false, true} {
+		for _, it := range bd.Items {
+			if done(it.Status) != finished {
+				continue
+			}
+			if listed == briefItems {
+				fmt.Fprintf(&b, "… and %d more (workspace_tasks show).\n", len(bd.Items)-listed)
+				return b.String()
+			}
+			listed++
+			fmt.Fprintf(&b, "- %s [%s, %s] %s", it.ID, it.Status, it.Priority, envelope.Clip(visible.Line(it.Text), briefItemChars))
+			if len(it.DependsOn) > 0 {
+				fmt.Fprintf(&b, " (after %s)", strings.Join(it.DependsOn, ", "))
+			}
+			b.WriteString("\n")
+		}
+	}
 	return b.String()
 }
 

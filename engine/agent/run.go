@@ -16,6 +16,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/gate"
 	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/store"
+	"github.com/agentic-workspace/aw/engine/tasks"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -42,7 +43,7 @@ type RunRequest struct {
 	CommitEdits       *bool  `json:"commit_edits,omitempty" doc:"whether the run commits its own transactions; the default comes from the permission mode (Auto and an approved plan: true; Manual: false) and this may only lower it: with false the run's transactions stay planned for you to commit"`
 	AllowCommands     *bool  `json:"allow_commands,omitempty" doc:"false keeps the run from running commands; true cannot grant what settings (commands.enabled, agents.allowCommands) do not"`
 	AllowWeb          *bool  `json:"allow_web,omitempty" doc:"false keeps the run off the web; true cannot grant what settings (research.enabled, agents.allowWeb) do not"`
-	TaskBoardID       string `json:"task_board_id,omitempty" doc:"a board_ the run works from (not available yet)"`
+	TaskBoardID       string `json:"task_board_id,omitempty" doc:"a board_ the run works from: every pass shows the board, and its workspace_tasks calls name it"`
 	ResearchProjectID string `json:"research_project_id,omitempty" doc:"a research_ project the run records into: its searches, fetches and notes go there"`
 	MaxPasses         int    `json:"max_passes,omitempty" doc:"most passes, each rebuilt from the run's saved state, 1 to 20; default 4"`
 	RoundsPerPass     int    `json:"rounds_per_pass,omitempty" doc:"most model requests in one pass, 1 to 50; default 8"`
@@ -81,8 +82,8 @@ func (req *RunRequest) validate(s *workspace.Settings) (Spec, error) {
 		return bad("objective is %d characters, more than %d: put the detail in context (up to %d characters)", n, MaxObjectiveChars, MaxContextChars)
 	case utf8.RuneCountInString(req.Context) > MaxContextChars:
 		return bad("context is %d characters, more than %d: pass paths the run can read instead of their contents", utf8.RuneCountInString(req.Context), MaxContextChars)
-	case req.TaskBoardID != "":
-		return Spec{}, notYet("task_board_id")
+	case req.TaskBoardID != "" && !s.Tasks.Enabled:
+		return Spec{}, envelope.Errorf(envelope.ToolDisabled, "task_board_id needs To-Do boards, and tasks.enabled is false: a human turns them on with `aw config set tasks.enabled true`").With("setting", "tasks.enabled")
 	}
 	mode := req.Mode
 	if mode == "" {
@@ -131,14 +132,9 @@ func (req *RunRequest) validate(s *workspace.Settings) (Spec, error) {
 	web := s.Research.Enabled && s.Agents.AllowWeb && (req.AllowWeb == nil || *req.AllowWeb)
 	return Spec{
 		Objective: req.Objective, Context: req.Context, Role: req.Role, Model: model, Tier: req.Tier, Mode: mode, ResearchProjectID: req.ResearchProjectID,
-		AllowCommands: commands, AllowWeb: web,
+		TaskBoardID: req.TaskBoardID, AllowCommands: commands, AllowWeb: web,
 		MaxPasses: vals[0], RoundsPerPass: vals[1], MaxToolCalls: vals[2],
 	}, nil
-}
-
-// notYet is the refusal of a part of sub-agents this build does not have.
-func notYet(what string) error {
-	return envelope.Errorf(envelope.ToolDisabled, "%s: not available yet in this build of aw; give the run the board or project id in its context instead", what).With("reason", "not-available-yet")
 }
 
 // configured checks the settings a run needs to reach a model.
@@ -207,6 +203,11 @@ func admit(ws *workspace.Workspace, req *RunRequest, action string, detached boo
 	}
 	if spec.ResearchProjectID != "" {
 		if err := activeProject(ws, spec.ResearchProjectID); err != nil {
+			return nil, nil, none, err
+		}
+	}
+	if spec.TaskBoardID != "" {
+		if err := activeBoard(ws, spec.TaskBoardID); err != nil {
 			return nil, nil, none, err
 		}
 	}
@@ -303,6 +304,19 @@ func activeProject(ws *workspace.Workspace, id string) error {
 	}
 	if p.Status == "archived" {
 		return envelope.Errorf(envelope.TransactionState, "research project %s is archived (read-only): start a new one", id).With("researchId", id)
+	}
+	return nil
+}
+
+// activeBoard checks that a task board exists and is not archived (the
+// run's task updates would be refused).
+func activeBoard(ws *workspace.Workspace, id string) error {
+	b, err := tasks.Load(ws, id)
+	if err != nil {
+		return err
+	}
+	if b.Status == tasks.Archived {
+		return envelope.Errorf(envelope.TransactionState, "task board %s is archived (read-only): `aw tasks reopen %s` first, or start the run without it", id, id).With("board_id", id)
 	}
 	return nil
 }
@@ -413,6 +427,7 @@ type RunData struct {
 	AllowCommands  bool            `json:"allowCommands"`
 	AllowWeb       bool            `json:"allowWeb"`
 	ResearchID     string          `json:"researchProjectId,omitempty"`
+	TaskBoardID    string          `json:"taskBoardId,omitempty"`
 	Passes         int             `json:"passes"`
 	ToolCalls      int             `json:"toolCalls"`
 	Requests       int             `json:"requests"`
@@ -438,7 +453,7 @@ func report(ws *workspace.Workspace, st *State) envelope.Envelope {
 	d := &RunData{
 		RunID: st.RunID, Status: st.Status, Mode: st.Spec.Mode, Model: st.Spec.Model,
 		CommitEdits: st.Spec.CommitEdits, AllowCommands: st.Spec.AllowCommands, AllowWeb: st.Spec.AllowWeb, ResearchID: st.Spec.ResearchProjectID,
-		Passes: st.Pass, ToolCalls: st.ToolCalls, Requests: st.Requests,
+		TaskBoardID: st.Spec.TaskBoardID, Passes: st.Pass, ToolCalls: st.ToolCalls, Requests: st.Requests,
 		Evidence: []string{}, RemainingWork: []string{},
 		ChangedPaths: nonNil(st.Ledger.ChangedPaths), Transactions: nonNil(st.Ledger.Transactions),
 		Jobs: nonNil(st.Ledger.Jobs), Sources: nonNil(st.Ledger.Sources),

@@ -40,12 +40,15 @@ type Spec struct {
 	// ResearchProjectID ties the run to a research project: its
 	// searches, fetches and notes are recorded there.
 	ResearchProjectID string `json:"researchProjectId,omitempty"`
-	CommitEdits       bool   `json:"commitEdits"`
-	AllowCommands     bool   `json:"allowCommands"`
-	AllowWeb          bool   `json:"allowWeb"`
-	MaxPasses         int    `json:"maxPasses"`
-	RoundsPerPass     int    `json:"roundsPerPass"`
-	MaxToolCalls      int    `json:"maxToolCalls"`
+	// TaskBoardID ties the run to a task board: every pass's brief shows
+	// the board as it is then, and its workspace_tasks calls name it.
+	TaskBoardID   string `json:"taskBoardId,omitempty"`
+	CommitEdits   bool   `json:"commitEdits"`
+	AllowCommands bool   `json:"allowCommands"`
+	AllowWeb      bool   `json:"allowWeb"`
+	MaxPasses     int    `json:"maxPasses"`
+	RoundsPerPass int    `json:"roundsPerPass"`
+	MaxToolCalls  int    `json:"maxToolCalls"`
 }
 
 // State is .agentic/agents/<run_id>/state.json, written before the loop

@@ -185,6 +185,14 @@ func load(ws *workspace.Workspace, id string) (*Board, error) {
 	return &b, nil
 }
 
+// Load reads a board as it is now: a sub-agent's run tied to a board shows
+// it in every pass's brief.
+func Load(ws *workspace.Workspace, id string) (*Board, error) { return load(ws, id) }
+
+// CountLine is the board's items counted by status ("5 items: 2 pending,
+// 3 completed").
+func (b *Board) CountLine() string { return countLine(b) }
+
 func notFound(id string) error {
 	return envelope.Errorf(envelope.NotFound, "no task board %s: `aw tasks list --all` shows the boards (archived ones too)", id).With("board_id", id)
 }
