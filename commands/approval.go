@@ -93,16 +93,8 @@ func (a *app) decideCmd(action, use string, fill func(req any, id, text string))
 // reads one line from it: only y or yes (any case) agrees. stdout keeps
 // just the envelope, and may be piped.
 func (a *app) confirm(prompt string) bool {
-	tty, err := a.io.TTY()
+	line, err := a.readLine(prompt)
 	if err != nil {
-		return false
-	}
-	defer tty.Close()
-	// The screen is built from what the agent staged: its control
-	// characters are shown, never obeyed.
-	fmt.Fprint(tty, visible.Block(prompt))
-	line, err := bufio.NewReader(tty).ReadString('\n')
-	if err != nil && err != io.EOF {
 		return false
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
@@ -110,4 +102,21 @@ func (a *app) confirm(prompt string) bool {
 		return true
 	}
 	return false
+}
+
+// readLine shows text at the terminal and reads the human's line. The
+// screen is built from what an agent wrote: its control characters are
+// shown, never obeyed.
+func (a *app) readLine(text string) (string, error) {
+	tty, err := a.io.TTY()
+	if err != nil {
+		return "", err
+	}
+	defer tty.Close()
+	fmt.Fprint(tty, visible.Block(text))
+	line, err := bufio.NewReader(tty).ReadString('\n')
+	if err != nil && (err != io.EOF || line == "") {
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
 }

@@ -32,7 +32,10 @@ func (a *app) askCmd() *cobra.Command {
 	c.Long = `Ask the human a question and wait for the answer: a question_ record is
 created under .agentic/questions/ and the call blocks until the human
 answers it (` + "`aw answer ID CHOICE...`" + `), skips it (` + "`aw answer ID --skip`" + `), or
-the wait runs out.
+the wait runs out. On a terminal the question is also asked right there:
+type an option's number or label (several separated by commas), your own
+words where the question takes them, or --skip. A harness piping the
+user's messages through ` + "`aw prompt`" + ` answers with /answer.
 
 A skip is success: proceed on a stated assumption, say which, and do not
 ask again. A wait that runs out is a TIMEOUT error with the same

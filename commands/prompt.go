@@ -8,6 +8,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/dispatch"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/engine/prompt"
 	"github.com/agentic-workspace/aw/output/visible"
 )
 
@@ -28,6 +29,11 @@ harness pipes every user message through aw prompt):
                         <agentic-approval> block: what was decided and the
                         exact call to resume with, or the reason and that the
                         denied operation must never be re-issued unchanged.
+  /answer [ID] ANSWER   answer a question an agent asked with aw ask (default:
+  /answer [ID] --skip   the newest pending one): an option's number or label,
+                        several separated by commas, or your own words where
+                        the question takes them; the message becomes an
+                        <agentic-answer> block saying what was answered.
   /compress, /compact, /usage   pass through untouched.
 
 Outside Auto mode an <agentic-mode> block is appended: in Plan mode the
@@ -39,7 +45,8 @@ command run in your own terminal); otherwise HUMAN_REQUIRED. Typing /accept
 is the confirmation, so nothing is asked.
 
 Output: one envelope whose data.message is the rewritten message, with
-data.decision describing what was decided. --text prints only the rewritten
+data.decision describing what was decided (data.answer: the question
+answered). --text prints only the rewritten
 message instead, for harnesses that want raw text; with --text a failure
 prints nothing on stdout, the error on stderr, and exits 1 (2 for bad input).`,
 		Args: cobra.NoArgs,
@@ -66,7 +73,7 @@ prints nothing on stdout, the error on stderr, and exits 1 (2 for bad input).`,
 				return nil
 			}
 			a.result = &env
-			if res, ok := env.Payload().(gate.PromptResult); ok && env.OK {
+			if res, ok := env.Payload().(prompt.Result); ok && env.OK {
 				msg := res.Message
 				if a.io.Terminal(a.io.Out) {
 					// A human reads it: show what the blocks carry.

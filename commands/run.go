@@ -158,6 +158,7 @@ func (a *app) openWorkspace() (*workspace.Workspace, error) {
 	}
 	if caller.Terminal {
 		caller.Confirm = a.confirm
+		caller.ReadLine = a.readLine
 	}
 	return workspace.Open(workspace.Options{
 		Root:       root,

@@ -161,3 +161,101 @@ func TestAgentRunAsksTheHuman(t *testing.T) {
 		t.Errorf("run: %v", env)
 	}
 }
+
+// aw ask on the human's terminal asks there: the card shows the question
+// with its control characters escaped, a line that answers nothing is
+// explained and asked again, and the answer typed ends the wait.
+func TestAskOnTheTerminal(t *testing.T) {
+	dir := mcpWorkspace(t, `{"permissionMode": 1}`)
+	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(dir, ".userconfig-none")}
+	var out bytes.Buffer
+	screen := ptyDialog(t, dir, env, &out, []ptyStep{{"> ", "maybe"}, {"> ", "2"}},
+		"ask", "Keep the old API?\x1b[2J", "--context", "v2 drops it", "--option", "keep:stay compatible", "--option", "drop", "--wait", "30")
+	for _, want := range []string{"The agent asks (question_", `Keep the old API?\x1b[2J`, "v2 drops it", "1. keep — stay compatible", "2. drop", "--skip skips it", `"maybe" is not one of the options`} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal did not show %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "\x1b[2J") {
+		t.Errorf("the question's escape sequence reached the terminal raw")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil || get(m, ".data.status") != "answered" || get(m, ".data.choices.0") != "drop" {
+		t.Fatalf("the asker's envelope: %v %s", err, out.Bytes())
+	}
+
+	// Several choices by commas, free text, and a skip.
+	for _, tc := range []struct {
+		args   []string
+		typed  string
+		status string
+		field  string
+		want   any
+	}{
+		{[]string{"--option", "lint", "--option", "unit tests", "--option", "e2e", "--multi"}, "1, unit tests", "answered", ".data.choices.1", "unit tests"},
+		{[]string{"--option", "the default", "--free-text"}, "port 9090 please", "answered", ".data.text", "port 9090 please"},
+		{nil, "--skip", "skipped", ".data.status", "skipped"},
+	} {
+		out.Reset()
+		ptyDialog(t, dir, env, &out, []ptyStep{{"> ", tc.typed}}, append([]string{"ask", "Which?", "--wait", "30"}, tc.args...)...)
+		var m map[string]any
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil || get(m, ".data.status") != tc.status || get(m, tc.field) != tc.want {
+			t.Errorf("typed %q: %v %s", tc.typed, err, out.Bytes())
+		}
+	}
+}
+
+// /answer in aw prompt answers the newest pending question (or the one it
+// names) for the human, and the model gets an <agentic-answer> block.
+func TestPromptAnswer(t *testing.T) {
+	dir := mcpWorkspace(t, `{"permissionMode": 1}`)
+	human := approver(t)
+	asker := human[:1]
+	done := startAW(t, dir, asker, "ask", "Keep the old API?", "--option", "keep", "--option", "drop", "--wait", "30")
+	id := pendingQuestion(t, dir, human)
+
+	wantErr(t, runAWEnv(t, dir, []byte("/answer 2"), asker, "prompt"), "HUMAN_REQUIRED", 1)
+	wantErr(t, runAWEnv(t, dir, []byte("/answer maybe"), human, "prompt"), "INVALID_INPUT", 2, "is not one of the options")
+	r := runAWEnv(t, dir, []byte("/answer 2"), human, "prompt")
+	if r.Code != 0 || r.field(t, ".data.command") != "answer" || r.field(t, ".data.answer.id") != id || r.field(t, ".data.answer.choices.0") != "drop" {
+		t.Fatalf("/answer: %s", r.Stdout)
+	}
+	msg := str(t, r, ".data.message")
+	for _, want := range []string{"<agentic-answer>", "The user answered question " + id, `chose "drop"`, "</agentic-answer>", "<agentic-mode>"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the rewritten message lacks %q: %s", want, msg)
+		}
+	}
+	if env := done(); get(env, ".data.choices.0") != "drop" {
+		t.Errorf("the asker after /answer: %v", env)
+	}
+	wantErr(t, runAWEnv(t, dir, []byte("/answer 1"), human, "prompt"), "NOT_FOUND", 1, "no question is pending")
+	wantErr(t, runAWEnv(t, dir, []byte("/answer "+id+" 1"), human, "prompt"), "TRANSACTION_STATE", 1, "already answered")
+
+	// Named, skipped; the other pending question is mentioned.
+	first := startAW(t, dir, asker, "ask", "First?", "--wait", "30")
+	a := pendingQuestion(t, dir, human)
+	second := startAW(t, dir, asker, "ask", "Second?", "--wait", "30")
+	var b string
+	eventually(t, 20*time.Second, "two questions are pending", func() bool {
+		qs, _ := runAWEnv(t, dir, nil, human, "answer").field(t, ".data.questions").([]any)
+		if len(qs) == 2 {
+			b = get(qs[1].(map[string]any), ".id").(string)
+		}
+		return b != ""
+	})
+	r = runAWEnv(t, dir, []byte("/answer "+a+" --skip"), human, "prompt")
+	if r.field(t, ".data.answer.status") != "skipped" || !strings.Contains(str(t, r, ".data.message"), "Still pending: "+b) {
+		t.Fatalf("/answer ID --skip: %s", r.Stdout)
+	}
+	if env := first(); get(env, ".data.status") != "skipped" {
+		t.Errorf("the first asker: %v", env)
+	}
+	r = runAWEnv(t, dir, []byte("/answer use port 9090"), human, "prompt")
+	if r.field(t, ".data.answer.id") != b || r.field(t, ".data.answer.text") != "use port 9090" {
+		t.Fatalf("bare /answer with free text: %s", r.Stdout)
+	}
+	if env := second(); get(env, ".data.text") != "use port 9090" {
+		t.Errorf("the second asker: %v", env)
+	}
+}

@@ -167,6 +167,17 @@ func ptyRun(t *testing.T, dir string, env []string, answer string, args ...strin
 // when a human pipes `aw approval accept > log`.
 func ptyRunTo(t *testing.T, dir string, env []string, answer string, out io.Writer, args ...string) string {
 	t.Helper()
+	return ptyDialog(t, dir, env, out, []ptyStep{{"[y/N]", answer}}, args...)
+}
+
+// ptyStep waits until the terminal has shown want (the nth time for the
+// nth step naming it) and then types send and a newline.
+type ptyStep struct{ want, send string }
+
+// ptyDialog runs aw under a real pseudo-terminal through steps and returns
+// everything the terminal showed.
+func ptyDialog(t *testing.T, dir string, env []string, out io.Writer, steps []ptyStep, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(awBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AW_ROOT=", "AW_APPROVER_TOKEN=")
@@ -194,16 +205,20 @@ func ptyRunTo(t *testing.T, dir string, env []string, answer string, out io.Writ
 		}
 	}()
 	shown := func() string { mu.Lock(); defer mu.Unlock(); return screen.String() }
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(shown(), "[y/N]") {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("no y/N question on the terminal: %q", shown())
+	seen := map[string]int{}
+	for _, s := range steps {
+		seen[s.want]++
+		deadline := time.Now().Add(20 * time.Second)
+		for strings.Count(shown(), s.want) < seen[s.want] {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("the terminal did not show %q (time %d): %q (stdout %v)", s.want, seen[s.want], shown(), out)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if _, err := tty.Write([]byte(answer + "\n")); err != nil {
-		t.Fatal(err)
+		if _, err := tty.Write([]byte(s.send + "\n")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cmd.Wait()
 	select {

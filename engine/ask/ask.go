@@ -21,6 +21,7 @@ package ask
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -181,6 +182,11 @@ func Ask(ctx context.Context, ws *workspace.Workspace, req *AskRequest) (envelop
 	if err := ws.Store.WriteJSON(path(ws, q.ID), q); err != nil {
 		return envelope.Envelope{}, err
 	}
+	if ws.Caller.Terminal && ws.Caller.ReadLine != nil {
+		// The human is at this terminal: ask there. An answer from
+		// elsewhere (aw answer, /answer) ends the wait just the same.
+		go promptTerminal(ws, q)
+	}
 	for {
 		cur, err := load(ws, q.ID)
 		if err != nil {
@@ -289,24 +295,156 @@ func Answer(ctx context.Context, ws *workspace.Workspace, req *AnswerRequest) (e
 			return envelope.Envelope{}, err
 		}
 	}
+	out, err := record(ws, q.ID, choices, text, req.Skip)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	env := envelope.New("", fmt.Sprintf("Question %s %s; the asker reads it within a moment.", out.ID, out.Status), out)
+	env.Fact("question %s %s", out.ID, out.Status)
+	return env, nil
+}
+
+// record saves the human's answer (or skip) to a pending question.
+func record(ws *workspace.Workspace, id string, choices []string, text string, skip bool) (*Question, error) {
 	var out Question
-	err = store.Update(ws.Store, path(ws, q.ID), func(c *Question) error {
+	err := store.Update(ws.Store, path(ws, id), func(c *Question) error {
 		if c.Status != Pending {
 			return envelope.Errorf(envelope.TransactionState, "question %s is already %s: it can no longer be answered", c.ID, c.Status).With("questionId", c.ID).With("status", c.Status)
 		}
 		c.Status, c.Choices, c.Text, c.AnsweredAt = Answered, choices, text, time.Now().UTC()
-		if req.Skip {
-			c.Status = Skipped
+		if skip {
+			c.Status, c.Choices, c.Text = Skipped, nil, ""
 		}
 		out = *c
 		return nil
 	})
 	if err != nil {
-		return envelope.Envelope{}, err
+		return nil, err
 	}
-	env := envelope.New("", fmt.Sprintf("Question %s %s; the asker reads it within a moment.", out.ID, out.Status), &out)
-	env.Fact("question %s %s", out.ID, out.Status)
-	return env, nil
+	return &out, nil
+}
+
+// SkipWord, typed alone, skips a question at the terminal or in
+// `/answer`.
+const SkipWord = "--skip"
+
+// AnswerLine records one typed line as the answer to a question: what a
+// human types at the terminal aw ask runs on, or after /answer in aw
+// prompt (the caller has checked that a human typed it).
+func AnswerLine(ws *workspace.Workspace, id, line string) (*Question, error) {
+	q, err := load(ws, id)
+	if err != nil {
+		return nil, err
+	}
+	line = strings.TrimSpace(line)
+	if line == SkipWord {
+		return record(ws, q.ID, nil, "", true)
+	}
+	choices, text, err := q.readLine(line)
+	if err != nil {
+		return nil, err
+	}
+	return record(ws, q.ID, choices, text, false)
+}
+
+// readLine reads a typed line by the question's rules: the whole line
+// naming one option, options listed with commas or spaces, else free text
+// where the question allows it.
+func (q *Question) readLine(line string) ([]string, string, error) {
+	if o, ok := q.option(line); ok {
+		return []string{o}, "", nil
+	}
+	commas := strings.Split(line, ",")
+	for _, parts := range [][]string{commas, strings.Fields(line)} {
+		if len(parts) > 1 && q.allOptions(parts) {
+			return q.read(parts, "")
+		}
+	}
+	if q.AllowFreeText {
+		return q.read(nil, line)
+	}
+	return q.read(commas, "")
+}
+
+func (q *Question) allOptions(words []string) bool {
+	for _, w := range words {
+		if _, ok := q.option(w); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// promptTerminal asks q at the human's terminal until a line answers it
+// (a line that does not is explained and asked again) or the question is
+// no longer pending.
+func promptTerminal(ws *workspace.Workspace, q *Question) {
+	text := card(q)
+	for {
+		line, err := ws.Caller.ReadLine(text)
+		if err != nil {
+			return
+		}
+		_, err = AnswerLine(ws, q.ID, line)
+		if err == nil || envelope.CodeOf(err) == envelope.TransactionState {
+			return
+		}
+		var e *envelope.Error
+		if !errors.As(err, &e) {
+			return
+		}
+		text = e.Message + "\n> "
+	}
+}
+
+// card is the question as the terminal shows it.
+func card(q *Question) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nThe agent asks (%s):\n  %s\n", q.ID, q.Question)
+	if q.Context != "" {
+		fmt.Fprintf(&b, "\n  %s\n", strings.ReplaceAll(q.Context, "\n", "\n  "))
+	}
+	if len(q.Options) > 0 {
+		b.WriteString("\n")
+		for i, o := range q.Options {
+			fmt.Fprintf(&b, "  %d. %s", i+1, o.Label)
+			if o.Description != "" {
+				fmt.Fprintf(&b, " — %s", o.Description)
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	switch {
+	case len(q.Options) == 0:
+		b.WriteString("Type your answer")
+	case q.MultiSelect:
+		b.WriteString("Type the numbers or labels of your choices, separated by commas")
+	default:
+		b.WriteString("Type a number or label")
+	}
+	if q.AllowFreeText && len(q.Options) > 0 {
+		b.WriteString(", or an answer of your own")
+	}
+	fmt.Fprintf(&b, "; %s skips it. (Or answer from another terminal with `aw answer %s ...`.)\n> ", SkipWord, q.ID)
+	return b.String()
+}
+
+// Open lists the questions still waiting for an answer, oldest first.
+func Open(ws *workspace.Workspace) []Question {
+	out := []Question{}
+	ents, _ := os.ReadDir(ws.Store.Path("questions"))
+	for _, e := range ents {
+		id := strings.TrimSuffix(e.Name(), ".json")
+		if !store.ValidID(id, "question") {
+			continue
+		}
+		if q, err := load(ws, id); err == nil && q.Status == Pending && time.Now().Before(q.Deadline) {
+			out = append(out, *q)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 // read turns the human's words into choices and text by the question's
@@ -383,18 +521,7 @@ type ListData struct {
 // List shows the pending questions, oldest first (what answer without an
 // id shows the human).
 func List(ctx context.Context, ws *workspace.Workspace) (envelope.Envelope, error) {
-	d := &ListData{Questions: []Question{}}
-	ents, _ := os.ReadDir(ws.Store.Path("questions"))
-	for _, e := range ents {
-		id := strings.TrimSuffix(e.Name(), ".json")
-		if !store.ValidID(id, "question") {
-			continue
-		}
-		if q, err := load(ws, id); err == nil && q.Status == Pending && time.Now().Before(q.Deadline) {
-			d.Questions = append(d.Questions, *q)
-		}
-	}
-	sort.Slice(d.Questions, func(i, j int) bool { return d.Questions[i].ID < d.Questions[j].ID })
+	d := &ListData{Questions: Open(ws)}
 	env := envelope.New("", fmt.Sprintf("%d pending question(s); answer one with `aw answer ID CHOICE...` or `aw answer ID --skip`.", len(d.Questions)), d)
 	for _, q := range d.Questions {
 		env.Fact("question %s pending: %s", q.ID, envelope.Clip(q.Question, 200))

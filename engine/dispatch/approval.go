@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/engine/prompt"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -28,6 +29,6 @@ func approvalActions() []*Action {
 		accept, deny, token,
 		// Deciding inside a message needs the approver token; the engine
 		// checks it. It may decide a record: the write tier.
-		Bind(Prompt, "preprocess", workspace.TierWrite, "", "Rewrite one user message: decide /accept or /deny, append the <agentic-mode> block", gate.Prompt).Does(Writes),
+		Bind(Prompt, "preprocess", workspace.TierWrite, "", "Rewrite one user message: decide /accept or /deny, answer /answer, append the <agentic-mode> block", prompt.Preprocess).Does(Writes),
 	}
 }

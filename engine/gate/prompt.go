@@ -4,7 +4,8 @@ package gate
 // every user message through it. A leading /accept or /deny decides a record
 // and replaces the message with an <agentic-approval> block; outside Auto an
 // <agentic-mode> block is appended. The compressor's own commands pass
-// through untouched.
+// through untouched. /answer is engine/prompt's (questions sit above the
+// gate).
 
 import (
 	"context"
@@ -50,7 +51,7 @@ func Prompt(ctx context.Context, ws *workspace.Workspace, req *PromptRequest) (e
 	msg := req.Message
 	mode := ws.Settings.PermissionMode
 	res := PromptResult{Message: msg, Mode: workspace.ModeName(mode)}
-	word, rest := splitCommand(msg)
+	word, rest := SplitCommand(msg)
 	if passThrough[word] {
 		res.Command, res.PassThrough = strings.TrimPrefix(word, "/"), true
 		env := envelope.New("", fmt.Sprintf("%s passed through untouched: the context compressor owns it.", word), res)
@@ -98,7 +99,7 @@ func Prompt(ctx context.Context, ws *workspace.Workspace, req *PromptRequest) (e
 }
 
 // splitCommand returns the leading slash word (lower-cased) and the rest.
-func splitCommand(msg string) (string, string) {
+func SplitCommand(msg string) (string, string) {
 	t := strings.TrimLeft(msg, " \t\r\n")
 	if !strings.HasPrefix(t, "/") {
 		return "", msg

@@ -61,6 +61,9 @@ type Caller struct {
 	// end sets it only when Terminal is true). The gate calls it in the
 	// terminal path of a human verb, never for a token holder.
 	Confirm func(prompt string) bool `json:"-"`
+	// ReadLine shows text at the human's terminal and reads one line
+	// (set with Confirm): aw ask on a terminal takes its answer there.
+	ReadLine func(text string) (string, error) `json:"-"`
 }
 
 // Workspace is the root a call runs against, with its settings and jail.
