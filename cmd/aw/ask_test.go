@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agentic-workspace/aw/engine/agent/agenttest"
 )
 
@@ -257,5 +259,74 @@ func TestPromptAnswer(t *testing.T) {
 	}
 	if env := second(); get(env, ".data.text") != "use port 9090" {
 		t.Errorf("the second asker: %v", env)
+	}
+}
+
+// An MCP client that supports elicitation is a human channel: a run
+// started over MCP asks through its ask_user tool, the server offers the
+// question as a form while the call waits, and the answer (or a decline,
+// which skips) reaches the run. On a protocol that forbids requests during
+// a call there is no such channel, and the question fails at once.
+func TestMCPAsksQuestionsByElicitation(t *testing.T) {
+	for _, tc := range []struct {
+		protocol, action string
+		expect           string
+	}{
+		{"2025-11-25", "accept", "The human chose"},
+		{"2025-11-25", "decline", "The human skipped question"},
+		{"", "accept", "HUMAN_REQUIRED"},
+	} {
+		t.Run(tc.protocol+"/"+tc.action, func(t *testing.T) {
+			model := agenttest.New(t,
+				agenttest.Turn{Calls: []agenttest.Call{call("ask_user", M{"action": "ask", "question": "Which name?\x1b[2J", "options": []any{M{"label": "alpha"}, M{"label": "beta"}}, "wait_seconds": 30})}},
+				agenttest.Turn{Content: report, Expect: tc.expect},
+			)
+			dir := agentWorkspace(t, model, 2, "")
+			var asked []*mcp.ElicitParams
+			c := startMCP(t, dir, clientOpts{protocol: tc.protocol, elicit: func(p *mcp.ElicitParams) *mcp.ElicitResult {
+				asked = append(asked, p)
+				if tc.action == "decline" {
+					return &mcp.ElicitResult{Action: "decline"}
+				}
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "beta"}}
+			}})
+			env := c.call(t, "workspace_agent", map[string]any{"action": "run", "objective": "Name the thing"})
+			if get(env, ".data.status") != "completed" {
+				t.Fatalf("run: %v", env)
+			}
+			if tc.protocol == "" {
+				if len(asked) != 0 {
+					t.Errorf("a form was shown on a protocol that forbids it: %v", asked)
+				}
+				return
+			}
+			if len(asked) != 1 || !strings.Contains(asked[0].Message, `Which name?\x1b[2J`) || strings.Contains(asked[0].Message, "\x1b") {
+				t.Fatalf("the human was not shown the question (escaped): %+v", asked)
+			}
+			enum := fmt.Sprint(get(map[string]any(asked[0].RequestedSchema.(map[string]any)), ".properties.choice.enum"))
+			if enum != "[alpha beta]" {
+				t.Errorf("the form's choices: %v", enum)
+			}
+			recs, _ := filepath.Glob(filepath.Join(dir, ".agentic", "questions", "question_*.json"))
+			raw, _ := os.ReadFile(recs[0])
+			want := map[string]string{"accept": `"status": "answered"`, "decline": `"status": "skipped"`}[tc.action]
+			if len(recs) != 1 || !strings.Contains(string(raw), want) || (tc.action == "accept" && !strings.Contains(string(raw), `"beta"`)) {
+				t.Errorf("the question record: %s", raw)
+			}
+		})
+	}
+}
+
+// A channel record left by a server that died counts for nothing: the
+// question is refused at once and the record is removed.
+func TestAskStaleChannelIsNoHuman(t *testing.T) {
+	dir := mcpWorkspace(t, `{"permissionMode": 2}`)
+	ch := filepath.Join(dir, ".agentic", "questions", "channels")
+	os.MkdirAll(ch, 0o755)
+	stale := filepath.Join(ch, "mcp-999999.json")
+	os.WriteFile(stale, []byte(`{"kind":"mcp","pid":999999,"start":1,"since":"2026-01-01T00:00:00Z"}`), 0o644)
+	wantErr(t, runAW(t, dir, nil, "ask", "Anyone?", "--wait", "30"), "HUMAN_REQUIRED", 1, "no human can answer")
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale channel record is still there: %v", err)
 	}
 }

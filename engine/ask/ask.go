@@ -103,11 +103,11 @@ func path(ws *workspace.Workspace, id string) string {
 }
 
 // Channel reports whether a human could answer a question asked from ws:
-// a terminal, or an approver token set up for a harness the human owns
-// (answers then come through `aw answer` with it). why says what is
-// missing.
+// a terminal, an MCP client that asks the human (a channel record), or an
+// approver token set up for a harness the human owns (answers then come
+// through `aw answer` or /answer with it). why says what is missing.
 func Channel(ws *workspace.Workspace) (ok bool, why string) {
-	if ws.Caller.Terminal {
+	if ws.Caller.Terminal || liveChannel(ws) {
 		return true, ""
 	}
 	p := gate.TokenPath(ws)
@@ -345,6 +345,22 @@ func AnswerLine(ws *workspace.Workspace, id, line string) (*Question, error) {
 		return nil, err
 	}
 	return record(ws, q.ID, choices, text, false)
+}
+
+// Reply records the human's answer given through a form (an MCP client's
+// elicitation): the options chosen by label and the text typed, checked by
+// the question's rules, or a skip. The caller vouches that a human gave it.
+func Reply(ws *workspace.Workspace, id string, choices []string, text string, skip bool) (*Question, error) {
+	q, err := load(ws, id)
+	if err != nil {
+		return nil, err
+	}
+	if !skip {
+		if choices, text, err = q.read(choices, text); err != nil {
+			return nil, err
+		}
+	}
+	return record(ws, q.ID, choices, text, skip)
 }
 
 // readLine reads a typed line by the question's rules: the whole line

@@ -57,6 +57,10 @@ type Server struct {
 	defs    map[string][]byte // registered tool name -> its definition, to detect changes
 	stamp   string            // settings files' mtimes at the last sync
 	pending map[string]pendingApproval
+	// offered are the questions already shown to the human; closeChannel
+	// removes the question channel record (see questions.go).
+	offered      map[string]bool
+	closeChannel func()
 }
 
 // pendingApproval is a staged approval the server offered to the human by
@@ -78,7 +82,7 @@ func New(opts Options) *Server {
 	if opts.Workspace.Cache == nil {
 		opts.Workspace.Cache = &workspace.Cache{}
 	}
-	s := &Server{opts: opts, defs: map[string][]byte{}, pending: map[string]pendingApproval{}}
+	s := &Server{opts: opts, defs: map[string][]byte{}, pending: map[string]pendingApproval{}, offered: map[string]bool{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "aw", Title: "aw — the agentic workspace", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "aw gives you a bounded, recoverable workspace. Every tool takes an \"action\" and returns an agentic-workspace/v1 envelope (summary, retention facts, data, error). " +
 			"After losing context, call workspace_inspect with {\"action\":\"changes\"} and {\"action\":\"capabilities\"} to recover transactions, jobs, plans and pending approvals.",
@@ -106,6 +110,13 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	if s.opts.Poll > 0 {
 		go s.watch(ctx)
 	}
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closeChannel != nil {
+			s.closeChannel()
+		}
+	}()
 	err := s.mcp.Run(ctx, t)
 	if err != nil && ctx.Err() == nil && isClosed(err) {
 		return nil
@@ -315,6 +326,10 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	r, err := row.Decode(raw)
 	if err != nil {
 		return result(ctx, envelope.Fail(row.Operation(), err)), nil
+	}
+	if asksDuringCalls(req) {
+		s.openChannel(ws)
+		defer s.offerQuestions(ctx, req.Session, ws)()
 	}
 	// The model wrote JSON: messages name its arguments, not flags.
 	env := row.Run(dispatch.WithVocabulary(ctx, dispatch.Arguments), ws, r)
