@@ -491,3 +491,24 @@ func sandboxed(t *testing.T, dir string) bool {
 	m, _ := r.field(t, ".data.sandbox.mechanism").(string)
 	return m != "" && m != "none"
 }
+
+// A message sent while the model writes its final report is read: the run
+// goes on with it instead of ending with it unread.
+func TestAgentSendAsTheRunEnds(t *testing.T) {
+	var dir string
+	model := agenttest.New(t,
+		agenttest.Turn{Content: report, Check: func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+			id := runAW(t, dir, nil, "agent", "list").field(t, ".data.runs.0.runId").(string)
+			s := runAW(t, dir, nil, "agent", "send", id, "Also mention three")
+			if sum, _ := s.Env["summary"].(string); s.Code != 0 || !strings.Contains(sum, "reads the message before its next model request") {
+				t.Errorf("send while the run is going: %s", s.Stdout)
+			}
+		}},
+		agenttest.Turn{Content: report, Expect: "Also mention three"},
+	)
+	dir = agentWorkspace(t, model, 2, "")
+	r := runAW(t, dir, nil, "agent", "run", "Say two")
+	if r.field(t, ".data.status") != "completed" || r.field(t, ".data.requests") != float64(2) {
+		t.Fatalf("the run ended without reading the message: %s", r.Stdout)
+	}
+}

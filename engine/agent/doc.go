@@ -92,7 +92,10 @@
 //     effect. A run started to commit its edits is not resumed in a mode
 //     that keeps edits planned (EDIT_CONFLICT).
 //
-//   - send appends to inbox.jsonl (under the store lock); the loop takes
+//   - send appends to inbox.jsonl and reads the run's status under the
+//     store lock, and a run ends under that lock only when its inbox holds
+//     nothing unread (else it reads the message and goes on), so a message
+//     sent as a run ends is never left unread. The loop takes
 //     new lines in before each model request, records each in the
 //     transcript and in the state (later passes' briefs carry them). A
 //     settled run runs on with the message in a new supervisor, its caps

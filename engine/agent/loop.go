@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -117,6 +118,8 @@ type loop struct {
 	// Hook, when set, sees each request just before it is sent (tests and
 	// benchmarks measure the loop with it).
 	hook func()
+	// ended is set once end recorded the run's end.
+	ended bool
 }
 
 // PollInterval is how often a running loop looks for a cancel request and
@@ -165,14 +168,16 @@ func (l *loop) run(ctx context.Context) {
 			}
 			return
 		}
-		if st.Status == Running && ctx.Err() != nil {
-			l.cancelled()
+		if !l.ended {
+			if st.Status == Running && ctx.Err() != nil {
+				l.cancelled()
+			}
+			if locked(l.ws, func() error { l.end(); return nil }) != nil {
+				l.end()
+			}
 		}
-		st.EndedAt = time.Now().UTC()
-		l.finishLedger()
-		_ = save(l.ws, st)
+		_ = save(l.ws, st) // with the last pass's summary
 		if l.tr != nil {
-			_ = l.tr.append("run_end", st.Pass, 0, map[string]any{"status": st.Status, "result": st.Result, "error": st.Error}, syncNow)
 			l.tr.close()
 		}
 	}()
@@ -336,8 +341,10 @@ func (l *loop) pass(ctx context.Context, pass int) (string, error) {
 			ps.words = append(ps.words, strings.TrimSpace(reply.Content))
 		}
 		if len(reply.ToolCalls) == 0 {
-			st.Result = final(reply.Content)
-			return Completed, nil
+			if l.settle(Completed, final(reply.Content)) {
+				return Completed, nil
+			}
+			continue // instructions came while the model wrote its report
 		}
 		if err := l.answer(ctx, pass, round, reply.ToolCalls, ps, false); err != nil {
 			return "", err
@@ -347,6 +354,42 @@ func (l *loop) pass(ctx context.Context, pass int) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// end records the run's end: its ledger, the transcript's run_end, then
+// the state, so whoever sees the run settled finds its transcript whole.
+// The caller holds the store lock.
+func (l *loop) end() {
+	st := l.st
+	st.EndedAt = time.Now().UTC()
+	l.finishLedger()
+	if l.tr != nil {
+		_ = l.tr.append("run_end", st.Pass, 0, map[string]any{"status": st.Status, "result": st.Result, "error": st.Error}, syncNow)
+	}
+	st.UpdatedAt = time.Now().UTC()
+	_ = l.ws.Store.WriteJSON(statePath(l.ws, st.RunID), st)
+	l.ended = true
+}
+
+// settle ends the run under the store lock, unless instructions were sent
+// that it has not read: then it goes on and reads them. send appends and
+// reads the status under the same lock, so a message is never left unread
+// by a run that ended just after it was sent.
+func (l *loop) settle(status string, r *Result) bool {
+	st := l.st
+	err := locked(l.ws, func() error {
+		if fi, err := os.Stat(inboxPath(l.ws, st.RunID)); err == nil && fi.Size() > st.InboxBytes {
+			return nil
+		}
+		st.Status, st.Result = status, r
+		l.end()
+		return nil
+	})
+	if err != nil {
+		st.Status, st.Result = status, r // the run's end records it
+		return true
+	}
+	return l.ended
 }
 
 // answer runs a reply's tool calls in order and records each result. With

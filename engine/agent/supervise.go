@@ -410,6 +410,9 @@ func Send(ctx context.Context, ws *workspace.Workspace, req *SendRequest) (envel
 		}
 	}
 	line, _ := json.Marshal(req.Message)
+	// Appended and the status read under the lock a run settles under: a
+	// run still going then reads the message before it ends.
+	going := false
 	err = locked(ws, func() error {
 		f, err := os.OpenFile(inboxPath(ws, st.RunID), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -419,12 +422,16 @@ func Send(ctx context.Context, ws *workspace.Workspace, req *SendRequest) (envel
 		if _, err := f.Write(append(line, '\n')); err != nil {
 			return envelope.Errorf(envelope.Internal, "cannot append to the run's inbox: %v", err)
 		}
+		var cur State
+		if found, err := ws.Store.ReadJSON(statePath(ws, st.RunID), &cur); err == nil && found {
+			going = !settled(cur.Status)
+		}
 		return f.Sync()
 	})
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	if cur, err := load(ws, st.RunID); err == nil && !settled(cur.Status) {
+	if cur, err := load(ws, st.RunID); err == nil && going && !settled(cur.Status) {
 		env := report(ws, cur)
 		env.Summary = fmt.Sprintf("Sent to %s: it reads the message before its next model request. ", cur.RunID) + env.Summary
 		return env, nil
