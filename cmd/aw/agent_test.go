@@ -674,3 +674,24 @@ func TestAgentWorksFromItsTaskBoard(t *testing.T) {
 	writeSettings(t, dir, fmt.Sprintf(`{"permissionMode": 2, "tasks": {"enabled": false}, "agents": {"enabled": true, "baseUrl": %q, "model": "scripted"}}`, model.BaseURL()))
 	wantErr(t, runAW(t, dir, nil, "agent", "run", "x", "--task-board", board), "TOOL_DISABLED", 1, "tasks.enabled")
 }
+
+// TestAgentLive drives a run against a real model, when one is named:
+// AW_LLM_BASE_URL (an OpenAI-compatible endpoint), AW_LLM_MODEL, and the
+// key, if the endpoint needs one, in AW_LLM_API_KEY. It is opt-in (no
+// model can be reached from CI); the scripted-model tests above cover the
+// loop's rules.
+func TestAgentLive(t *testing.T) {
+	base, model := os.Getenv("AW_LLM_BASE_URL"), os.Getenv("AW_LLM_MODEL")
+	if base == "" || model == "" {
+		t.Skip("opt-in: set AW_LLM_BASE_URL and AW_LLM_MODEL (and AW_LLM_API_KEY if the endpoint needs a key) to run a sub-agent against a real model")
+	}
+	dir := mcpWorkspace(t, fmt.Sprintf(`{"permissionMode": 2, "agents": {"enabled": true, "baseUrl": %q, "model": %q, "apiKeyEnv": "AW_LLM_API_KEY"}}`, base, model))
+	r := runAWEnv(t, dir, nil, []string{"AW_LLM_API_KEY=" + os.Getenv("AW_LLM_API_KEY")}, "agent", "run",
+		"In README.md, replace the words 'line two' with 'line 2' using workspace_edit, then report.", "--max-tool-calls", "10")
+	if r.field(t, ".data.status") != "completed" || r.field(t, ".data.toolCalls").(float64) < 1 {
+		t.Fatalf("live run: %s", r.Stdout)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(got), "line 2") {
+		t.Errorf("the live run did not edit README.md: %q (summary %v)", got, r.field(t, ".data.summary"))
+	}
+}
