@@ -107,6 +107,10 @@ type Settings struct {
 	Broker struct {
 		IdleSeconds int `json:"idleSeconds" doc:"seconds the workspace's broker (which holds language servers) may go without a call before it exits"`
 	} `json:"broker"`
+	Host struct {
+		URL      string `json:"url" doc:"base URL of the host.workspace server (aw serve) that aw host talks to and agent runs snapshot; the token is sent to this URL only"`
+		TokenEnv string `json:"tokenEnv" doc:"environment variable holding the bearer token for host.url (made with aw serve token add)"`
+	} `json:"host"`
 	LSP struct {
 		Servers            []LSPServer `json:"servers" doc:"language servers besides the built-in ones (gopls, pyright-langserver or pylsp, typescript-language-server, clangd); one with a built-in name replaces it"`
 		DiagnosticsOnWrite bool        `json:"diagnosticsOnWrite" doc:"fold the diagnostics an edit commit or a command newly introduced into its result"`
@@ -165,6 +169,7 @@ func Defaults() Settings {
 	s.Agents.APIKeyEnv = "OPENAI_API_KEY"
 	s.Edit.MaxTransactionBytes = 256 << 20
 	s.Broker.IdleSeconds = 600
+	s.Host.TokenEnv = "AW_HOST_TOKEN"
 	s.LSP.Servers = []LSPServer{}
 	s.LSP.DiagnosticsOnWrite = true
 	s.LSP.DiagnosticsWaitMs = 5000
