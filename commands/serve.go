@@ -7,6 +7,7 @@ import (
 	"net"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var where storeFlags
 	var listen, cert, key string
 	var secretEnv, secretFile []string
+	var poll time.Duration
 	limits := host.DefaultLimits
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -116,6 +118,9 @@ POST /v1/host/runs (a run's read snapshot).`,
 				scheme = "https"
 			}
 			srv := host.NewServer(db, limits, secrets)
+			if poll > 0 {
+				srv.Poll = poll
+			}
 			url := scheme + "://" + ln.Addr().String()
 			data := map[string]any{"url": url, "backend": db.Backend(), "pid": syscall.Getpid(), "capabilities": srv.Capabilities()["capabilities"]}
 			env := envelope.New("serve.run", fmt.Sprintf("serving host.workspace at %s (%s); stop with Ctrl-C or SIGTERM", url, db.Backend()), data)
@@ -141,6 +146,9 @@ POST /v1/host/runs (a run's read snapshot).`,
 	f.IntVar(&limits.MaxVersions, "max-versions", limits.MaxVersions, "earlier versions kept per file besides the head (a run snapshot keeps what it reads)")
 	f.StringArrayVar(&secretEnv, "secret-env", nil, "an environment variable whose value is redacted from every write as [REDACTED:env.NAME] (repeatable)")
 	f.StringArrayVar(&secretFile, "secret-file", nil, "a file whose content is redacted from every write as [REDACTED:file.NAME] (repeatable)")
+	// Tests lengthen it to show that wake-ups, not polling, deliver events.
+	f.DurationVar(&poll, "event-poll", 0, "how often event streams re-read without a wake-up (default 2s)")
+	f.MarkHidden("event-poll")
 	cmd.AddCommand(a.serveTokenCmd())
 	return cmd
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"    // database/sql driver "pgx"
+	_ "github.com/jackc/pgx/v5/stdlib"       // database/sql driver "pgx"
 	_ "github.com/ncruces/go-sqlite3/driver" // database/sql driver "sqlite3"
 )
 

@@ -101,7 +101,7 @@ func (s *Server) listen(ctx context.Context) {
 				if werr != nil {
 					break
 				}
-				tenant, workspace, _ := strings.Cut(n.Payload, "\x00")
+				tenant, workspace, _ := strings.Cut(n.Payload, "\n")
 				s.hub.notify(tenant, workspace)
 			}
 		}

@@ -292,7 +292,7 @@ func (s *Store) write(ctx context.Context, p Principal, path, ifMatch, ifNoneMat
 		return err
 	}
 	if d.postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_notify('aw_host_workspace', $1)`, p.Tenant+"\x00"+p.Workspace); err != nil {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_notify('aw_host_workspace', $1)`, p.Tenant+"\n"+p.Workspace); err != nil {
 			return err
 		}
 	}
