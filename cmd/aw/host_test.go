@@ -774,3 +774,11 @@ func metaPaths(r reply) string {
 	}
 	return strings.Join(out, " ")
 }
+
+func newRequest(method, u, body string) (*http.Request, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	return http.NewRequest(method, u, rd)
+}
