@@ -126,6 +126,17 @@ var examples = map[string][]string{
 	"lsp reload":          {"aw lsp reload"},
 	"lsp rename":          {"aw lsp rename store.go 40 Open OpenStore"},
 	"broker status":       {"aw broker status"},
+
+	"host ls":      {"aw host ls", "aw host ls notes/ --snapshot snapshot_01h..."},
+	"host get":     {"aw host get DIRECTIVES.md", "aw host get DIRECTIVES.md --version 3"},
+	"host put":     {"aw host put DIRECTIVES.md --content 'Answer in English.' --if-match '\"v3\"'", "aw host put MEMORY-INDEX.json --content-type application/json < index.json"},
+	"host rm":      {"aw host rm notes/old.md"},
+	"host history": {"aw host history DIRECTIVES.md"},
+	"host watch":   {"aw host watch --count 10 --timeout 60", "aw host watch --after 42"},
+
+	"serve token add":    {"aw serve token add --tenant acme --workspace support-bot --name ci"},
+	"serve token list":   {"aw serve token list", "aw serve token list --db postgres://aw@db.internal/aw"},
+	"serve token revoke": {"aw serve token revoke token_01h...", "aw serve token revoke ci"},
 	"broker stop":         {"aw broker stop"},
 
 	"browser open":    {"aw browser open", "aw browser open https://example.com"},

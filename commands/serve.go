@@ -74,7 +74,12 @@ GET /v1/host/workspace/files[?prefix=P&snapshot=ID],
 GET|PUT|DELETE /v1/host/workspace/files/{path} (?version=N, ?snapshot=ID,
 If-Match), GET /v1/host/workspace/history/{path},
 GET /v1/host/workspace/events (Server-Sent Events, Last-Event-ID),
-POST /v1/host/runs (a run's read snapshot).`,
+POST /v1/host/runs (a run's read snapshot).
+
+Examples:
+  aw serve --data ~/aw-host
+  aw serve --db postgres://aw@db.internal:5432/aw --listen 0.0.0.0:7370 --tls-cert host.crt --tls-key host.key
+  aw serve --secret-env OPENAI_API_KEY --max-file-bytes 262144`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fail := func(err error) error { a.emit(envelope.Fail("serve.run", err)); return nil }

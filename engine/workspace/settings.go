@@ -108,7 +108,7 @@ type Settings struct {
 		IdleSeconds int `json:"idleSeconds" doc:"seconds the workspace's broker (which holds language servers) may go without a call before it exits"`
 	} `json:"broker"`
 	Host struct {
-		URL      string `json:"url" doc:"base URL of the host.workspace server (aw serve) that aw host talks to and agent runs snapshot; the token is sent to this URL only"`
+		URL      string `json:"url" doc:"base URL of the host.workspace server (aw serve) that aw host talks to; the token is sent to this URL only"`
 		TokenEnv string `json:"tokenEnv" doc:"environment variable holding the bearer token for host.url (made with aw serve token add)"`
 	} `json:"host"`
 	LSP struct {
