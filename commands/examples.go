@@ -137,7 +137,7 @@ var examples = map[string][]string{
 	"serve token add":    {"aw serve token add --tenant acme --workspace support-bot --name ci"},
 	"serve token list":   {"aw serve token list", "aw serve token list --db postgres://aw@db.internal/aw"},
 	"serve token revoke": {"aw serve token revoke token_01h...", "aw serve token revoke ci"},
-	"broker stop":         {"aw broker stop"},
+	"broker stop":        {"aw broker stop"},
 
 	"browser open":    {"aw browser open", "aw browser open https://example.com"},
 	"browser read":    {"aw browser read session_01h..."},
