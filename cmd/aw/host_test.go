@@ -35,12 +35,12 @@ const defaultTestPostgres = "postgres://postgres@/postgres?host=/var/run/aw-test
 // temporary directory, else a fresh PostgreSQL database's URL.
 type hostBackend struct {
 	name string
-	db   func(t *testing.T) string
+	db   func(t testing.TB) string
 }
 
 func hostBackends() []hostBackend {
 	return []hostBackend{
-		{"sqlite", func(t *testing.T) string { return "" }},
+		{"sqlite", func(t testing.TB) string { return "" }},
 		{"postgres", freshPostgres},
 	}
 }
@@ -48,7 +48,7 @@ func hostBackends() []hostBackend {
 // freshPostgres creates a database for one test and drops it afterwards.
 // Without a server the test is skipped, saying what to run; under CI=true
 // it fails.
-func freshPostgres(t *testing.T) string {
+func freshPostgres(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv("AW_TEST_POSTGRES")
 	if base == "" {
@@ -92,7 +92,7 @@ type hostStore struct {
 	ws       string // a workspace directory to run aw in
 }
 
-func newHostStore(t *testing.T, b hostBackend) *hostStore {
+func newHostStore(t testing.TB, b hostBackend) *hostStore {
 	t.Helper()
 	s := &hostStore{db: b.db(t), cfg: t.TempDir(), ws: t.TempDir()}
 	if s.db == "" {
@@ -117,7 +117,7 @@ func (s *hostStore) humanEnv() []string {
 }
 
 // token mints a token for {tenant, workspace} through aw serve token add.
-func (s *hostStore) token(t *testing.T, tenant, workspace string) string {
+func (s *hostStore) token(t testing.TB, tenant, workspace string) string {
 	t.Helper()
 	r := runAWEnv(t, s.ws, nil, s.humanEnv(), append([]string{"serve", "token", "add", "--tenant", tenant, "--workspace", workspace, "--name", tenant + "-" + workspace}, s.where()...)...)
 	if r.Code != 0 {
@@ -133,7 +133,7 @@ type hostServer struct {
 }
 
 // serve starts aw serve on the store and waits for its ready envelope.
-func (s *hostStore) serve(t *testing.T, extra ...string) *hostServer {
+func (s *hostStore) serve(t testing.TB, extra ...string) *hostServer {
 	t.Helper()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0"}, s.where()...)
 	args = append(args, extra...)
