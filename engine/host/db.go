@@ -73,6 +73,14 @@ func Open(ctx context.Context, dataDir, dbURL string) (*DB, error) {
 		d.sql.Close()
 		return nil, err
 	}
+	if !d.postgres {
+		// The files are the tenants' ground truth: readable by the
+		// server's user alone (the WAL and shm files take the same mode).
+		if err := os.Chmod(filepath.Join(dataDir, "host.db"), 0o600); err != nil {
+			d.sql.Close()
+			return nil, err
+		}
+	}
 	if err := d.migrate(ctx); err != nil {
 		d.sql.Close()
 		return nil, fmt.Errorf("migrating the store at %s: %w", d.where, err)
