@@ -65,6 +65,19 @@ func TestHostCLI(t *testing.T) {
 	if g.Code != 0 || g.field(t, ".data.content") != "Be brief.\n" {
 		t.Fatalf("get: %s", g.Stdout)
 	}
+	// A file larger than an envelope carries inline: cut, the whole in an artifact.
+	big := strings.Repeat("0123456789", 3000)
+	if r := aw(big, []string{tokEnv}, "host", "put", "big.md"); r.Code != 0 {
+		t.Fatalf("%s", r.Stdout)
+	}
+	bg := aw("", []string{tokEnv}, "host", "get", "big.md")
+	if bg.Code != 0 || bg.field(t, ".data.truncated") != true || bg.field(t, ".data.bytes") != 30000.0 || len(bg.field(t, ".data.content").(string)) > 20000+len("…") {
+		t.Fatalf("big get: %.300s", bg.Stdout)
+	}
+	art := bg.field(t, ".artifacts.0.path").(string)
+	if raw, err := os.ReadFile(filepath.Join(ws, art)); err != nil || string(raw) != big {
+		t.Fatalf("artifact %s: %v", art, err)
+	}
 	wantErr(aw("", []string{tokEnv}, "host", "get", "nope.md"), "NOT_FOUND")
 	wantErr(aw("", []string{tokEnv}, "host", "get"), "INVALID_INPUT")
 	if l := aw("", []string{tokEnv}, "host", "ls", "DIR"); l.Code != 0 || l.field(t, ".data.files.0.path") != "DIRECTIVES.md" {

@@ -136,7 +136,19 @@ func Get(ctx context.Context, ws *workspace.Workspace, req *GetRequest) (envelop
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	env := envelope.New("host.get", fmt.Sprintf("%s version %d (%d bytes, etag %s)", f.Path, f.Version, len(f.Content), f.ETag), f)
+	data := map[string]any{"path": f.Path, "content": f.Content, "contentType": f.ContentType, "version": f.Version, "etag": f.ETag, "updatedAt": f.UpdatedAt, "bytes": len(f.Content), "truncated": false}
+	env := envelope.New("host.get", fmt.Sprintf("%s version %d (%d bytes, etag %s)", f.Path, f.Version, len(f.Content), f.ETag), data)
+	// A file may be far larger than an envelope should carry inline: the
+	// rest goes to an artifact, as every bounded answer does.
+	if limit := ws.Settings.MaxToolResultChars; len(f.Content) > limit {
+		a, err := ws.Store.WriteArtifact("host", strings.ReplaceAll(f.Path, "/", "_")+fmt.Sprintf(".v%d", f.Version), []byte(f.Content), "host file "+f.Path+" version "+fmt.Sprint(f.Version))
+		if err != nil {
+			return envelope.Envelope{}, err
+		}
+		data["content"], data["truncated"] = envelope.Clip(f.Content, limit), true
+		env.Artifacts = append(env.Artifacts, a)
+		env.Summary += "; the content is cut, the whole of it is " + a.Path
+	}
 	env.Omit("data.content")
 	return env, nil
 }

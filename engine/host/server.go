@@ -344,6 +344,9 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p Principal, path s
 	// JSON escapes a byte as at most six; the limit after decoding is
 	// maxFileBytes, checked by the store.
 	limit := int64(s.limits.MaxFileBytes)*6 + 64<<10
+	// A body trickling in holds a connection: a minute is plenty for the
+	// largest one. (Not a server-wide ReadTimeout: it would end streams.)
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(time.Minute))
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
