@@ -44,6 +44,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var listen, cert, key string
 	var secretEnv, secretFile []string
 	var poll time.Duration
+	var keepEvents int64
 	limits := host.DefaultLimits
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -126,6 +127,9 @@ Examples:
 			if poll > 0 {
 				srv.Poll = poll
 			}
+			if keepEvents > 0 {
+				srv.KeepEvents(keepEvents)
+			}
 			url := scheme + "://" + ln.Addr().String()
 			data := map[string]any{"url": url, "backend": db.Backend(), "pid": syscall.Getpid(), "capabilities": srv.Capabilities()["capabilities"]}
 			env := envelope.New("serve.run", fmt.Sprintf("serving host.workspace at %s (%s); stop with Ctrl-C or SIGTERM", url, db.Backend()), data)
@@ -154,6 +158,9 @@ Examples:
 	// Tests lengthen it to show that wake-ups, not polling, deliver events.
 	f.DurationVar(&poll, "event-poll", 0, "how often event streams re-read without a wake-up (default 2s)")
 	f.MarkHidden("event-poll")
+	// Tests shorten it to reach a resume from a pruned event id.
+	f.Int64Var(&keepEvents, "keep-events", 0, "events each workspace keeps for resuming streams (default 10000)")
+	f.MarkHidden("keep-events")
 	cmd.AddCommand(a.serveTokenCmd())
 	return cmd
 }

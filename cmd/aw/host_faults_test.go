@@ -288,3 +288,33 @@ func TestHostOpenAPIServed(t *testing.T) {
 		}
 	}
 }
+
+// TestHostResumeAfterPrunedEvents: a Last-Event-ID older than the events
+// kept gets workspace.gap first (re-list), then every event still kept.
+func TestHostResumeAfterPrunedEvents(t *testing.T) {
+	st := newHostStore(t, hostBackends()[0])
+	h := st.serve(t, "--keep-events", "5")
+	tok := st.token(t, "gap", "w")
+	for i := 1; i <= 12; i++ {
+		h.put(t, tok, "g.md", fmt.Sprint(i), "").want(t, 200, "")
+	}
+	ev := h.stream(t, tok, "2")
+	select {
+	case typ := <-ev.types:
+		if typ != "workspace.gap" {
+			t.Fatalf("first event %s, want workspace.gap", typ)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+	for want := 6.0; want <= 12; want++ {
+		if e := ev.next(t, 10*time.Second); e["version"] != want {
+			t.Fatalf("after the gap: %v, want version %v", e, want)
+		}
+	}
+	// A resume within what is kept has no gap.
+	ok := h.stream(t, tok, "8")
+	if typ := <-ok.types; typ != "workspace.updated" {
+		t.Fatalf("resume within the kept events began with %s", typ)
+	}
+}

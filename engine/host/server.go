@@ -49,8 +49,8 @@ func NewServer(db *DB, limits Limits, secrets []Secret) *Server {
 	return s
 }
 
-// Store is the server's store (benchmarks and tests drive it directly).
-func (s *Server) Store() *Store { return s.store }
+// KeepEvents sets how many events each workspace keeps (at least 1).
+func (s *Server) KeepEvents(n int64) { s.store.events = max(n, 1) }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully. With
 // PostgreSQL it also listens for other replicas' writes.

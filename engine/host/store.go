@@ -157,11 +157,13 @@ type Store struct {
 	// written is called after each committed write (the server's
 	// in-process wake-up of event streams).
 	written func(tenant, workspace string)
+	// events is how many events a workspace keeps (EventRetention).
+	events int64
 }
 
 // NewStore returns the store with its limits and redactor.
 func NewStore(db *DB, limits Limits, r *Redactor) *Store {
-	return &Store{db: db, limits: limits, redact: r, written: func(string, string) {}}
+	return &Store{db: db, limits: limits, redact: r, written: func(string, string) {}, events: EventRetention}
 }
 
 // Put creates or replaces path. ifMatch is the caller's If-Match ("" none,
@@ -342,8 +344,8 @@ func (w *writeTx) prune(ctx context.Context) error {
 			return err
 		}
 	}
-	if w.seq%256 == 0 {
-		if _, err := w.tx.ExecContext(ctx, d.q(`DELETE FROM events WHERE tenant = ? AND workspace = ? AND seq <= ?`), w.p.Tenant, w.p.Workspace, w.seq-EventRetention); err != nil {
+	if keep := w.s.events; w.seq%min(256, keep) == 0 {
+		if _, err := w.tx.ExecContext(ctx, d.q(`DELETE FROM events WHERE tenant = ? AND workspace = ? AND seq <= ?`), w.p.Tenant, w.p.Workspace, w.seq-keep); err != nil {
 			return err
 		}
 	}
