@@ -52,7 +52,7 @@ func newSession(t testing.TB, settings string) *session {
 	}
 	return &session{t: t, dir: dir,
 		human: []string{"XDG_CONFIG_HOME=" + home, "AW_APPROVER_TOKEN=tok-compact", "GH_TOKEN="},
-		agent: []string{"XDG_CONFIG_HOME=" + home, "GH_TOKEN="}}
+		agent: []string{"XDG_CONFIG_HOME=" + home, "GH_TOKEN=", "AW_HOST_TOKEN="}}
 }
 
 // call runs `aw call TOOL JSON` and returns the envelope's JSON text.
@@ -82,7 +82,7 @@ func field(t testing.TB, raw []byte, path string) string {
 // everyOperation drives one call of every operation aw has and returns the
 // envelopes by operation, normalized.
 func everyOperation(t testing.TB) map[string][]byte {
-	s := newSession(t, `{"permissionMode": 1, "commands": {"allow": ["echo", "sleep"], "testCommand": "echo 2 passed, 1 failed"}, "github": {"apiUrl": "http://127.0.0.1:9"}}`)
+	s := newSession(t, `{"permissionMode": 1, "commands": {"allow": ["echo", "sleep"], "testCommand": "echo 2 passed, 1 failed"}, "github": {"apiUrl": "http://127.0.0.1:9"}, "host": {"url": "http://127.0.0.1:9"}}`)
 	out := map[string][]byte{}
 	keep := func(raw []byte) []byte {
 		op := field(t, raw, ".operation")
@@ -127,6 +127,11 @@ func everyOperation(t testing.TB) map[string][]byte {
 	keep(s.call("config", `{"action":"get","key":"permissionMode"}`))
 	keep(s.decide("config", `{"action":"set","key":"maxToolResultChars","value":"20000"}`))
 	keep(s.call("config", `{"action":"init"}`))
+	// The host verbs without a token (none is set): their refusals.
+	for _, req := range []string{`{"action":"ls"}`, `{"action":"get","path":"a.md"}`, `{"action":"put","path":"a.md","content":"x"}`,
+		`{"action":"rm","path":"a.md"}`, `{"action":"history","path":"a.md"}`, `{"action":"watch","timeout_seconds":1}`} {
+		keep(s.call("host", req))
+	}
 	if _, err := dispatch.Find("workspace_command", "run"); err == nil {
 		ran := keep(s.call("workspace_command", `{"action":"run","executable":"echo","args":["hello"]}`))
 		keep(s.call("workspace_command", fmt.Sprintf(`{"action":"output","job_id":%q,"since":"o:0,e:0"}`, field(t, ran, ".data.jobId"))))
