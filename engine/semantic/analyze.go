@@ -1,0 +1,138 @@
+package semantic
+
+import (
+	"bytes"
+	"strings"
+)
+
+// analyzer turns files into chunks of term frequencies. Each walk worker
+// has its own (terms are numbered in its own dictionary, merged when the
+// segment is written), so analysis needs no lock.
+type analyzer struct {
+	dict  map[string]uint32
+	terms []string
+	// slot[t] is where term t sits in the current chunk's list, valid
+	// when stamp[t] is the current chunk's stamp.
+	slot  []int32
+	stamp []uint32
+	cur   uint32
+	buf   []byte
+	list  []posting
+}
+
+// posting is one term's frequency in each field of one chunk (clamped to
+// 255: the saturation of BM25 makes larger counts matter little).
+type posting struct {
+	term uint32
+	tf   [nFields]uint8
+}
+
+// analyzedChunk is a chunk ready to be written.
+type analyzedChunk struct {
+	start, end uint32
+	symbol     string
+	lens       [nFields]uint16
+	postings   []posting
+}
+
+// analyzedFile is a file's chunks and identity.
+type analyzedFile struct {
+	entry  fileEntry
+	lang   uint8
+	chunks []analyzedChunk
+	owner  *analyzer // whose dictionary the postings' terms are in
+}
+
+func newAnalyzer() *analyzer {
+	return &analyzer{dict: make(map[string]uint32, 1<<14)}
+}
+
+// termID numbers a word (already lower-cased and stemmed).
+func (a *analyzer) termID(w []byte) uint32 {
+	if id, ok := a.dict[string(w)]; ok {
+		return id
+	}
+	id := uint32(len(a.terms))
+	s := string(w)
+	a.dict[s] = id
+	a.terms = append(a.terms, s)
+	a.slot = append(a.slot, 0)
+	a.stamp = append(a.stamp, 0)
+	return id
+}
+
+func (a *analyzer) add(field int, w []byte, lens *[nFields]uint16) {
+	id := a.termID(w)
+	if a.stamp[id] != a.cur {
+		a.stamp[id] = a.cur
+		a.slot[id] = int32(len(a.list))
+		a.list = append(a.list, posting{term: id})
+	}
+	p := &a.list[a.slot[id]]
+	if p.tf[field] < 255 {
+		p.tf[field]++
+	}
+	if lens[field] < 65535 {
+		lens[field]++
+	}
+}
+
+// words feeds every term of text into field.
+func (a *analyzer) words(field int, text []byte, lens *[nFields]uint16, compounds bool) {
+	scanRuns(text, func(run []byte) {
+		parts := 0
+		a.buf = splitIdent(run, a.buf, func(w []byte) {
+			parts++
+			if t, ok := term(w); ok {
+				a.add(field, t, lens)
+			}
+		})
+		if compounds && parts > 1 {
+			w := bytes.ToLower(run)
+			w = bytes.ReplaceAll(w, []byte("_"), nil)
+			a.add(field, w, lens)
+		}
+	})
+}
+
+// term is the index form of a lower-case word: stemmed, or false for a
+// stop word or a single character.
+func term(w []byte) ([]byte, bool) {
+	if len(w) < 2 || stopWords()[string(w)] {
+		return nil, false
+	}
+	return stem(w), true
+}
+
+// file analyzes one file's content.
+func (a *analyzer) file(e fileEntry, content []byte) analyzedFile {
+	lang := langOf(e.path)
+	out := analyzedFile{entry: e, lang: lang, owner: a}
+	pathText := []byte(strings.TrimSuffix(e.path, extOf(e.path)))
+	for _, c := range chunkFile(lang, content) {
+		a.cur++
+		if a.cur == 0 { // the stamp wrapped: forget every old one
+			clear(a.stamp)
+			a.cur = 1
+		}
+		a.list = a.list[:0]
+		ac := analyzedChunk{start: uint32(c.start), end: uint32(c.end), symbol: c.symbol}
+		a.words(fSym, []byte(c.symbol), &ac.lens, true)
+		a.words(fPath, pathText, &ac.lens, false)
+		if c.doc[1] > c.doc[0] {
+			a.words(fDoc, content[c.doc[0]:c.doc[1]], &ac.lens, false)
+		}
+		a.words(fBody, content[c.body[0]:c.body[1]], &ac.lens, false)
+		ac.postings = append([]posting(nil), a.list...)
+		out.chunks = append(out.chunks, ac)
+	}
+	return out
+}
+
+func extOf(p string) string {
+	i := strings.LastIndexByte(p, '.')
+	if i < 0 || strings.LastIndexByte(p, '/') > i {
+		return ""
+	}
+	return p[i:]
+}
