@@ -432,7 +432,7 @@ func refresh(ctx context.Context, ws *workspace.Workspace, m *manifest, segs []*
 	if len(fresh)+inDelta > max(512, baseFiles/10) || baseFiles > 1000 && liveBase < baseFiles*7/10 {
 		return &index{segs: segs}, fmt.Sprintf("%d files changed since the index was built", len(fresh)+baseFiles-liveBase), nil
 	}
-	ix := &index{m: m, segs: segs[:1]}
+	ix := &index{m: m, segs: []*segment{segs[0]}}
 	if !changed {
 		ix.segs = segs
 		ix.prepare()
