@@ -365,7 +365,7 @@ func pythonDecls(content []byte, starts []int) []decl {
 	var out []decl
 	class := ""
 	for line := range starts {
-		l := lineAt(content, starts, line)
+		l := bytes.TrimRight(lineAt(content, starts, line), " \t\r\n")
 		t := bytes.TrimLeft(l, " \t")
 		indent := len(l) - len(t)
 		if len(t) == 0 || t[0] == '#' {

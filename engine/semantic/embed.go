@@ -68,12 +68,13 @@ func embeddingsConfigured(ws *workspace.Workspace) *EmbedState {
 		Hash:   gate.Hash(map[string]any{"action": "semantic_search_embeddings", "baseUrl": e.BaseURL, "model": e.Model}),
 		Resume: gate.Resume{Tool: "workspace_inspect", Arguments: map[string]any{"action": "semantic_search"}},
 	})
-	if err != nil || !d.Run {
-		reason := "the permission gate did not let a web call run"
-		if err != nil {
-			reason = err.Error()
-		}
-		st.Status, st.Reason = "skipped", reason
+	switch {
+	case err != nil && ws.Settings.PermissionMode == gate.Plan:
+		st.Status, st.Reason = "skipped", "in Plan mode web calls run only under an approved plan, and none is approved; ranked with BM25 alone"
+	case err != nil:
+		st.Status, st.Reason = "skipped", err.Error()
+	case !d.Run:
+		st.Status, st.Reason = "skipped", "the permission gate did not let a web call run"
 	}
 	return st
 }
