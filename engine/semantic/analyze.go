@@ -10,6 +10,10 @@ import (
 // segment is written), so analysis needs no lock.
 type analyzer struct {
 	dict  map[string]uint32
+	// words maps a lower-case word as written to its term (-1: a stop
+	// word), so each token costs one lookup and stemming runs once per
+	// distinct word.
+	words map[string]int32
 	terms []string
 	// slot[t] is where term t sits in the current chunk's list, valid
 	// when stamp[t] is the current chunk's stamp.
@@ -44,7 +48,7 @@ type analyzedFile struct {
 }
 
 func newAnalyzer() *analyzer {
-	return &analyzer{dict: make(map[string]uint32, 1<<14)}
+	return &analyzer{dict: make(map[string]uint32, 1<<14), words: make(map[string]int32, 1<<15)}
 }
 
 // termID numbers a word (already lower-cased and stemmed).
@@ -62,7 +66,25 @@ func (a *analyzer) termID(w []byte) uint32 {
 }
 
 func (a *analyzer) add(field int, w []byte, lens *[nFields]uint16) {
-	id := a.termID(w)
+	a.addID(field, a.termID(w), lens)
+}
+
+// addWord adds a lower-case word as written (stemmed, unless a stop word).
+func (a *analyzer) addWord(field int, w []byte, lens *[nFields]uint16) {
+	id, ok := a.words[string(w)]
+	if !ok {
+		id = -1
+		if t, ok := term(w); ok {
+			id = int32(a.termID(t))
+		}
+		a.words[string(w)] = id
+	}
+	if id >= 0 {
+		a.addID(field, uint32(id), lens)
+	}
+}
+
+func (a *analyzer) addID(field int, id uint32, lens *[nFields]uint16) {
 	if a.stamp[id] != a.cur {
 		a.stamp[id] = a.cur
 		a.slot[id] = int32(len(a.list))
@@ -77,15 +99,13 @@ func (a *analyzer) add(field int, w []byte, lens *[nFields]uint16) {
 	}
 }
 
-// words feeds every term of text into field.
-func (a *analyzer) words(field int, text []byte, lens *[nFields]uint16, compounds bool) {
+// text feeds every term of text into field.
+func (a *analyzer) text(field int, text []byte, lens *[nFields]uint16, compounds bool) {
 	scanRuns(text, func(run []byte) {
 		parts := 0
 		a.buf = splitIdent(run, a.buf, func(w []byte) {
 			parts++
-			if t, ok := term(w); ok {
-				a.add(field, t, lens)
-			}
+			a.addWord(field, w, lens)
 		})
 		if compounds && parts > 1 {
 			w := bytes.ToLower(run)
@@ -117,12 +137,12 @@ func (a *analyzer) file(e fileEntry, content []byte) analyzedFile {
 		}
 		a.list = a.list[:0]
 		ac := analyzedChunk{start: uint32(c.start), end: uint32(c.end), symbol: c.symbol}
-		a.words(fSym, []byte(c.symbol), &ac.lens, true)
-		a.words(fPath, pathText, &ac.lens, false)
+		a.text(fSym, []byte(c.symbol), &ac.lens, true)
+		a.text(fPath, pathText, &ac.lens, false)
 		if c.doc[1] > c.doc[0] {
-			a.words(fDoc, content[c.doc[0]:c.doc[1]], &ac.lens, false)
+			a.text(fDoc, content[c.doc[0]:c.doc[1]], &ac.lens, false)
 		}
-		a.words(fBody, content[c.body[0]:c.body[1]], &ac.lens, false)
+		a.text(fBody, content[c.body[0]:c.body[1]], &ac.lens, false)
 		ac.postings = append([]posting(nil), a.list...)
 		out.chunks = append(out.chunks, ac)
 	}

@@ -49,3 +49,16 @@ func BenchmarkQuery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBuild: the index of the whole tree from scratch, kept in memory.
+func BenchmarkBuild(b *testing.B) {
+	ws := benchRoot(b)
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		ix, err := build(ctx, ws, ".", &Update{}, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.close()
+	}
+}

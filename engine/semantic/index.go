@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -189,7 +190,11 @@ func displayDir(rel string) string {
 type scan struct {
 	mu       sync.Mutex
 	seen     map[string]fs.FileInfo
-	kept     map[string]bool // known unchanged, or read and analyzed
+	kept     map[string]bool // read and analyzed, or known by hash
+	// unchanged[f.slot] marks manifest entries whose stat matched: set
+	// without the lock, since a walk visits the tree's files from every
+	// core at once and nearly all of them take this path.
+	unchanged []atomic.Bool
 	analyzed []analyzedFile
 	stats    map[string]*fileEntry // entries whose stat changed but content did not
 	pool     chan *analyzer
@@ -224,26 +229,29 @@ func (sc *scan) walk(ctx context.Context, ws *workspace.Workspace, base string, 
 	if m != nil {
 		cutoff = m.builtAt - int64(racyWindow)
 	}
+	if m != nil {
+		sc.unchanged = make([]atomic.Bool, len(m.files))
+		i := 0
+		for _, f := range m.files {
+			f.slot = i
+			i++
+		}
+	}
 	fw := inspect.FileWalk{
 		Limit: maxFileBytes,
 		Unchanged: func(rel string, fi fs.FileInfo) bool {
+			if m != nil && fi.Mode().IsRegular() {
+				if old := m.files[rel]; old != nil {
+					e := entryOf(rel, fi)
+					if e.size == old.size && e.mtime == old.mtime && e.ino == old.ino && e.mtime < cutoff {
+						sc.unchanged[old.slot].Store(true)
+						return true
+					}
+				}
+			}
 			sc.mu.Lock()
 			sc.seen[rel] = fi
 			sc.mu.Unlock()
-			if m == nil || !fi.Mode().IsRegular() {
-				return false
-			}
-			old := m.files[rel]
-			if old == nil {
-				return false
-			}
-			e := entryOf(rel, fi)
-			if e.size == old.size && e.mtime == old.mtime && e.ino == old.ino && e.mtime < cutoff {
-				sc.mu.Lock()
-				sc.kept[rel] = true
-				sc.mu.Unlock()
-				return true
-			}
 			return false
 		},
 		Visit: func(rel string, content []byte) {
@@ -256,7 +264,7 @@ func (sc *scan) walk(ctx context.Context, ws *workspace.Workspace, base string, 
 			copy(e.hash[:], sum[:16])
 			if m != nil {
 				if old := m.files[rel]; old != nil && old.hash == e.hash {
-					if e != *old {
+					if e.size != old.size || e.mtime != old.mtime || e.ino != old.ino {
 						e.seg, e.chunks = old.seg, old.chunks
 						sc.mu.Lock()
 						sc.stats[rel] = &e
@@ -410,8 +418,8 @@ func refresh(ctx context.Context, ws *workspace.Workspace, m *manifest, segs []*
 		}
 		fresh = append(fresh, af)
 	}
-	for rel := range m.files {
-		if !sc.kept[rel] {
+	for rel, e := range m.files {
+		if !sc.kept[rel] && !sc.unchanged[e.slot].Load() {
 			delete(m.files, rel)
 			up.Removed++
 		}

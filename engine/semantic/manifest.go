@@ -24,6 +24,7 @@ type fileEntry struct {
 	hash   [16]byte
 	seg    uint32
 	chunks uint32
+	slot   int // its number in one walk (not stored)
 }
 
 // manifest is the index's table of contents; it is replaced atomically,
