@@ -152,7 +152,7 @@ func summary(d *SearchData) string {
 		s = fmt.Sprintf("No chunk under %s matches %q; try other words or `aw inspect search PATTERN`", d.Path, d.Query)
 	} else {
 		top := d.Results[0]
-		s = fmt.Sprintf("%d chunks for %q under %s (%s); best: %s:%d", len(d.Results), d.Query, d.Path, d.Ranking, top.Path, top.StartLine)
+		s = fmt.Sprintf("%s for %q under %s (%s); best: %s:%d", plural(len(d.Results), "chunk"), d.Query, d.Path, d.Ranking, top.Path, top.StartLine)
 		if top.Symbol != "" {
 			s += " " + top.Symbol
 		}

@@ -42,7 +42,8 @@ func IndexStatus(ctx context.Context, ws *workspace.Workspace, req *IndexRequest
 	env.Retention.Importance = envelope.Low
 	switch {
 	case d.Exists:
-		env.Summary = fmt.Sprintf("Index of %s: %d files, %d chunks, %d terms in %d segments, %s, updated %s; queries update it as files change", displayDir(d.Base), d.Files, d.Chunks, d.Terms, d.Segments, humanBytes(d.Bytes), d.UpdatedAt)
+		env.Summary = fmt.Sprintf("Index of %s: %s, %s, %s in %s, %s, updated %s; queries update it as files change", displayDir(d.Base),
+			plural(d.Files, "file"), plural(d.Chunks, "chunk"), plural(d.Terms, "term"), plural(d.Segments, "segment"), humanBytes(d.Bytes), d.UpdatedAt)
 	case d.Problem != "":
 		env.Summary = fmt.Sprintf("The index under %s cannot be used (%s); the next `aw inspect semantic-search` or `aw inspect index rebuild` rebuilds it", d.Path, d.Problem)
 	default:
@@ -63,9 +64,9 @@ func IndexRebuild(ctx context.Context, ws *workspace.Workspace, req *IndexReques
 	describe(ws, d, m, segs)
 	env := envelope.New("", "", d)
 	env.Retention.Importance = envelope.Low
-	env.Summary = fmt.Sprintf("Index of %s rebuilt in %d ms: %d files, %d chunks, %s", displayDir(d.Base), up.DurationMs, d.Files, d.Chunks, humanBytes(d.Bytes))
+	env.Summary = fmt.Sprintf("Index of %s rebuilt in %d ms: %s, %s, %s", displayDir(d.Base), up.DurationMs, plural(d.Files, "file"), plural(d.Chunks, "chunk"), humanBytes(d.Bytes))
 	if up.Skipped > 0 {
-		env.Summary += fmt.Sprintf("; %d files skipped (binary, over 1 MiB or unreadable)", up.Skipped)
+		env.Summary += fmt.Sprintf("; %s skipped (binary, over 1 MiB or unreadable)", plural(up.Skipped, "file"))
 	}
 	return env, nil
 }
@@ -106,4 +107,11 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
