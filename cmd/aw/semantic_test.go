@@ -182,7 +182,7 @@ function formatCurrency(amount) {
 }
 `,
 		"docs/guide.md": "# Guide\n\nThe welcome email is sent once an account exists.\n",
-		"native/ring.c":  "/* a ring buffer of bytes */\nint ring_push(int x) { return x; }\n",
+		"native/ring.c": "/* a ring buffer of bytes */\nint ring_push(int x) { return x; }\n",
 	})
 	cases := []struct{ q, lang, path, symbol string }{
 		{"load users from a json file", "", "app/models.py", "UserRepository.load_users"},
@@ -359,12 +359,12 @@ func truncateHalf(t *testing.T, idx string) {
 
 func TestSemanticSearchNeverIndexesDeniedOrIgnored(t *testing.T) {
 	ws := semanticWS(t, `{"denyPaths": [".env*", "secrets/**"], "list": {"ignore": ["node_modules", ".git", "vendored"]}}`, map[string]string{
-		"main.go":                "package main\n\n// Start boots the service.\nfunc Start() {}\n",
-		".env.local":             "zanzibarcredential=1\n",
-		"secrets/keys.go":        "package secrets\n\n// zanzibarcredential opens the vault.\nfunc Vault() {}\n",
-		"vendored/lib.go":        "package lib\n\n// zanzibarcredential in a vendored copy.\nfunc Lib() {}\n",
-		"build/out.go":           "package out\n\n// zanzibarcredential in generated output.\nfunc Out() {}\n",
-		".gitignore":             "build/\n",
+		"main.go":                 "package main\n\n// Start boots the service.\nfunc Start() {}\n",
+		".env.local":              "zanzibarcredential=1\n",
+		"secrets/keys.go":         "package secrets\n\n// zanzibarcredential opens the vault.\nfunc Vault() {}\n",
+		"vendored/lib.go":         "package lib\n\n// zanzibarcredential in a vendored copy.\nfunc Lib() {}\n",
+		"build/out.go":            "package out\n\n// zanzibarcredential in generated output.\nfunc Out() {}\n",
+		".gitignore":              "build/\n",
 		"node_modules/x/index.js": "// zanzibarcredential\nfunction x() {}\n",
 	})
 	r := runAW(t, ws, nil, "inspect", "semantic-search", "zanzibarcredential")

@@ -9,7 +9,7 @@ import (
 // has its own (terms are numbered in its own dictionary, merged when the
 // segment is written), so analysis needs no lock.
 type analyzer struct {
-	dict  map[string]uint32
+	dict map[string]uint32
 	// words maps a lower-case word as written to its term (-1: a stop
 	// word), so each token costs one lookup and stemming runs once per
 	// distinct word.
@@ -43,6 +43,7 @@ type analyzedChunk struct {
 type analyzedFile struct {
 	entry  fileEntry
 	lang   uint8
+	flags  uint8 // fileGenerated, ...
 	chunks []analyzedChunk
 	owner  *analyzer // whose dictionary the postings' terms are in
 }
@@ -127,7 +128,7 @@ func term(w []byte) ([]byte, bool) {
 // file analyzes one file's content.
 func (a *analyzer) file(e fileEntry, content []byte) analyzedFile {
 	lang := langOf(e.path)
-	out := analyzedFile{entry: e, lang: lang, owner: a}
+	out := analyzedFile{entry: e, lang: lang, owner: a, flags: fileFlags(e.path, content)}
 	pathText := []byte(strings.TrimSuffix(e.path, extOf(e.path)))
 	for _, c := range chunkFile(lang, content) {
 		a.cur++
@@ -155,4 +156,68 @@ func extOf(p string) string {
 		return ""
 	}
 	return p[i:]
+}
+
+// File flags lower a file's chunks in the ranking: a question is usually
+// about the code a person wrote and maintains, not its tests, generated
+// copies, vendored copies or one platform's variant.
+const (
+	fileTest      = 1 << iota // _test files, test and testdata directories
+	fileGenerated             // "Code generated ... DO NOT EDIT." near the top
+	fileVendored              // under a vendor directory
+	filePlatform              // a Go file for one GOOS or GOARCH (name_linux.go)
+)
+
+// rankFactor is the multiplier of a file's scores.
+func rankFactor(flags uint8) float64 {
+	f := 1.0
+	if flags&fileTest != 0 {
+		f *= 0.6
+	}
+	if flags&fileGenerated != 0 {
+		f *= 0.6
+	}
+	if flags&fileVendored != 0 {
+		f *= 0.75
+	}
+	if flags&filePlatform != 0 {
+		f *= 0.8
+	}
+	return f
+}
+
+func fileFlags(path string, content []byte) uint8 {
+	var f uint8
+	if isTestPath(path) {
+		f |= fileTest
+	}
+	head := content[:min(len(content), 2048)]
+	if i := bytes.Index(head, []byte("Code generated")); i >= 0 && bytes.Contains(head[i:], []byte("DO NOT EDIT")) {
+		f |= fileGenerated
+	}
+	if strings.HasPrefix(path, "vendor/") || strings.Contains(path, "/vendor/") {
+		f |= fileVendored
+	}
+	if strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".s") {
+		name := path[strings.LastIndexByte(path, '/')+1:]
+		name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, ".go"), ".s"), "_test")
+		parts := strings.Split(name, "_")
+		for _, p := range parts[1:] {
+			if platforms[p] {
+				f |= filePlatform
+				break
+			}
+		}
+	}
+	return f
+}
+
+// platforms are Go's GOOS and GOARCH values (file name suffixes that
+// restrict a file to one platform).
+var platforms = map[string]bool{
+	"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true, "hurd": true, "illumos": true,
+	"ios": true, "js": true, "linux": true, "nacl": true, "netbsd": true, "openbsd": true, "plan9": true, "solaris": true,
+	"wasip1": true, "windows": true, "zos": true, "386": true, "amd64": true, "arm": true, "arm64": true, "loong64": true,
+	"mips": true, "mipsle": true, "mips64": true, "mips64le": true, "ppc64": true, "ppc64le": true, "riscv64": true,
+	"s390x": true, "wasm": true, "sparc64": true,
 }

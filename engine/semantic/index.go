@@ -188,17 +188,17 @@ func displayDir(rel string) string {
 // scan is one walk over the workspace: which files exist, their stat, and
 // the analysis of those that must be (re)read.
 type scan struct {
-	mu       sync.Mutex
-	seen     map[string]fs.FileInfo
-	kept     map[string]bool // read and analyzed, or known by hash
+	mu   sync.Mutex
+	seen map[string]fs.FileInfo
+	kept map[string]bool // read and analyzed, or known by hash
 	// unchanged[f.slot] marks manifest entries whose stat matched: set
 	// without the lock, since a walk visits the tree's files from every
 	// core at once and nearly all of them take this path.
 	unchanged []atomic.Bool
-	analyzed []analyzedFile
-	stats    map[string]*fileEntry // entries whose stat changed but content did not
-	pool     chan *analyzer
-	skipped  int
+	analyzed  []analyzedFile
+	stats     map[string]*fileEntry // entries whose stat changed but content did not
+	pool      chan *analyzer
+	skipped   int
 }
 
 func newScan() *scan {

@@ -257,16 +257,11 @@ func queryTerms(q string) []qterm {
 // declaration's name and doc comment say what it does in fewer words than
 // its body, so they weigh more; the path names the package.
 var (
-	fieldWeight = [nFields]float64{fSym: 3, fPath: 1.5, fDoc: 1.5, fBody: 1}
+	fieldWeight = [nFields]float64{fSym: 2, fPath: 2.5, fDoc: 2.5, fBody: 1}
 	fieldB      = [nFields]float64{fSym: 0.3, fPath: 0.3, fDoc: 0.5, fBody: 0.75}
 )
 
-const (
-	k1 = 1.2
-	// Test files and test data use the same words as the code they test;
-	// a question is usually about the code.
-	testFactor = 0.6
-)
+const k1 = 1.2
 
 // hit is one scored chunk.
 type hit struct {
@@ -322,32 +317,24 @@ func (ix *index) rank(terms []qterm, keep func(path string, lang uint8) bool) ([
 			}
 		}
 		live := ix.live[si]
-		kept := map[int]int8{} // 1 kept, -1 filtered out, scaled by the test factor when 2
+		factor := map[int]float64{} // 0: filtered out
 		for _, c := range touched {
 			_, f := s.chunkLens(c)
 			if !live[f] {
 				continue
 			}
-			k, seen := kept[f]
+			k, seen := factor[f]
 			if !seen {
-				p := s.filePath(f)
-				switch {
-				case !keep(p, s.fileLang(f)):
-					k = -1
-				case isTestPath(p):
-					k = 2
-				default:
-					k = 1
+				k = 0
+				if keep(s.filePath(f), s.fileLang(f)) {
+					k = rankFactor(s.fileFlags(f))
 				}
-				kept[f] = k
+				factor[f] = k
 			}
-			sc := float64(scores[c])
-			switch k {
-			case -1:
+			if k == 0 {
 				continue
-			case 2:
-				sc *= testFactor
 			}
+			sc := float64(scores[c]) * k
 			out = append(out, hit{si, c, sc})
 		}
 	}

@@ -15,7 +15,7 @@ import (
 //
 // Layout, little-endian: a fixed header, then the sections it points to.
 //
-//	files    nFiles × {pathOff, pathLen, firstChunk u32, lang u8, 3 pad}
+//	files    nFiles × {pathOff, pathLen, firstChunk u32, lang u8, flags u8, 2 pad}
 //	chunks   nChunks × {file, start, end, symOff u32, symLen u16, lens 4×u16}
 //	terms    (nTerms+1) × {strOff, postOff u32} (a sentinel closes the last)
 //	strings  paths, symbols and terms
@@ -112,7 +112,7 @@ func encodeSegment(files []analyzedFile) []byte {
 		filesSec = binary.LittleEndian.AppendUint32(filesSec, po)
 		filesSec = binary.LittleEndian.AppendUint32(filesSec, pl)
 		filesSec = binary.LittleEndian.AppendUint32(filesSec, first)
-		filesSec = append(filesSec, f.lang, 0, 0, 0)
+		filesSec = append(filesSec, f.lang, f.flags, 0, 0)
 		for _, c := range f.chunks {
 			so, sl := addStr(c.symbol)
 			chunksSec = binary.LittleEndian.AppendUint32(chunksSec, uint32(fi))
@@ -343,6 +343,8 @@ func (s *segment) filePath(i int) string {
 }
 
 func (s *segment) fileLang(i int) uint8 { return s.files[i*fileRecSize+12] }
+
+func (s *segment) fileFlags(i int) uint8 { return s.files[i*fileRecSize+13] }
 
 // fileChunks is the number of chunks of file i.
 func (s *segment) fileChunks(i int) int {

@@ -35,15 +35,16 @@ func main() {
 		awBin   = flag.String("aw", "", "aw binary (default: built from ./cmd/aw)")
 		runs    = flag.Int("runs", 7, "runs of each speed measurement (the median is reported)")
 		verbose = flag.Bool("v", false, "print each query's ranks")
+		quality = flag.Bool("quality-only", false, "measure ranking only (reuse the tree's index; no speed figures)")
 	)
 	flag.Parse()
-	if err := run(*queries, *tree, *awBin, *runs, *verbose); err != nil {
+	if err := run(*queries, *tree, *awBin, *runs, *verbose, *quality); err != nil {
 		fmt.Fprintln(os.Stderr, "semanticeval:", err)
 		os.Exit(1)
 	}
 }
 
-func run(queriesPath, tree, awBin string, runs int, verbose bool) error {
+func run(queriesPath, tree, awBin string, runs int, verbose, qualityOnly bool) error {
 	raw, err := os.ReadFile(queriesPath)
 	if err != nil {
 		return err
@@ -95,7 +96,7 @@ func run(queriesPath, tree, awBin string, runs int, verbose bool) error {
 
 	// Speed: the build from scratch.
 	var builds []time.Duration
-	for i := 0; i < max(1, runs/3); i++ {
+	for i := 0; i < max(1, runs/3) && !qualityOnly; i++ {
 		out, d, err := aw("inspect", "index", "rebuild")
 		if err != nil {
 			return fmt.Errorf("index rebuild: %v\n%s", err, out)
@@ -147,6 +148,9 @@ func run(queriesPath, tree, awBin string, runs int, verbose bool) error {
 	fmt.Printf("quality over %d queries (GOROOT/src, top 10 files):\n", len(qs))
 	fmt.Printf("  aw semantic-search  MRR@10 %.3f  recall@10 %.3f\n", awRR/n, awRec/n)
 	fmt.Printf("  rg keyword baseline MRR@10 %.3f  recall@10 %.3f\n", rgRR/n, rgRec/n)
+	if qualityOnly {
+		return nil
+	}
 
 	// Speed: a query as a CLI process (index up to date), re-index after
 	// editing 10 files, size.
