@@ -20,6 +20,6 @@ func inspectActions() []*Action {
 		Bind(Inspect, "changes", r, "", "Recovery listing: transactions, jobs, runs, boards, research, approvals, plans", inspect.Changes),
 		Bind(Inspect, "semantic_search", r, "", "Code chunks ranked by what they do for a question in words (BM25 over declarations; honours .gitignore)", semantic.Search),
 		Bind(Inspect, "index_status", r, "", "The semantic-search index: files, chunks, size, when updated, or why it will be rebuilt", semantic.IndexStatus),
-		Bind(Inspect, "index_rebuild", workspace.TierWrite, "", "Rebuild the semantic-search index from scratch", semantic.IndexRebuild),
+		Bind(Inspect, "index_rebuild", r, "", "Rebuild the semantic-search index from scratch", semantic.IndexRebuild),
 	}
 }

@@ -53,7 +53,14 @@ func IndexStatus(ctx context.Context, ws *workspace.Workspace, req *IndexRequest
 }
 
 // IndexRebuild builds the index from scratch.
+// The index is a cache of what the workspace holds (a rebuild changes no
+// answer), so the action is not a write; at --tier read it is refused
+// since nothing may be written there.
 func IndexRebuild(ctx context.Context, ws *workspace.Workspace, req *IndexRequest) (envelope.Envelope, error) {
+	if !persistOK(ws) {
+		return envelope.Envelope{}, envelope.Errorf(envelope.ToolDisabled,
+			"index rebuild writes .agentic/index/, which --tier read forbids; run it with --tier write, or just search: `aw inspect semantic-search` brings the index up to date in memory at --tier read").With("tier", "write")
+	}
 	ix, up, err := openIndex(ctx, ws, true)
 	if err != nil {
 		return envelope.Envelope{}, err
