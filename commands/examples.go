@@ -19,7 +19,9 @@ var examples = map[string][]string{
 	"inspect search":          {"aw inspect search 'func Test' --glob '*_test.go'", "aw inspect search TODO src --fixed -C 2 --max-results 50"},
 	"inspect find":            {"aw inspect find '*.go'", "aw inspect find 'package.json' web --max-results 20"},
 	"inspect stat":            {"aw inspect stat go.mod"},
-	"inspect semantic-search": {"aw inspect semantic-search 'where are timestamps parsed' --limit 5"},
+	"inspect semantic-search": {"aw inspect semantic-search 'where are timestamps parsed' --limit 5", "aw inspect semantic-search 'retry with backoff' src --lang python"},
+	"inspect index status":    {"aw inspect index status"},
+	"inspect index rebuild":   {"aw inspect index rebuild"},
 
 	"edit preview": {
 		`aw edit preview --op '{"type":"replace","path":"main.go","search":"old","replacement":"new"}'`,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/dispatch"
 	"github.com/agentic-workspace/aw/engine/inspect"
+	"github.com/agentic-workspace/aw/engine/semantic"
 )
 
 // inspectCmd wires workspace_inspect's verbs. Positional arguments fill
@@ -95,16 +96,34 @@ workspace file.`,
 	changes := a.verb(dispatch.Inspect, "changes", "changes", nil, nil)
 	changes.Args = cobra.NoArgs
 
-	semantic := a.verb(dispatch.Inspect, "semantic_search", "semantic-search QUERY [--limit N]", func(f *pflag.FlagSet, req any) {
-		r := req.(*inspect.SemanticSearchRequest)
-		f.IntVar(&r.Limit, "limit", 0, "chunks to return")
+	semanticSearch := a.verb(dispatch.Inspect, "semantic_search", "semantic-search QUERY [PATH] [--limit N] [--lang L]", func(f *pflag.FlagSet, req any) {
+		r := req.(*semantic.SearchRequest)
+		f.IntVar(&r.Limit, "limit", 0, "chunks to return (default 10, at most 100)")
+		f.StringVar(&r.Lang, "lang", "", "only files of this language (go, python, typescript, ... or an extension)")
 	}, func(req any, args []string) {
+		r := req.(*semantic.SearchRequest)
 		if len(args) > 0 {
-			req.(*inspect.SemanticSearchRequest).Query = args[0]
+			r.Query = args[0]
+		}
+		if len(args) > 1 {
+			r.Path = args[1]
 		}
 	})
-	semantic.Args = cobra.MaximumNArgs(1)
+	semanticSearch.Args = cobra.MaximumNArgs(2)
 
-	cmd.AddCommand(capabilities, overview, list, read, search, find, stat, changes, semantic)
+	index := &cobra.Command{
+		Use:   "index",
+		Short: "Show or rebuild the semantic-search index",
+		Long: `The semantic-search index lives under .agentic/index/. Every
+semantic-search brings it up to date first (only files whose content
+changed are read again), so these verbs are rarely needed.`,
+	}
+	indexStatus := a.verb(dispatch.Inspect, "index_status", "status", nil, nil)
+	indexStatus.Args = cobra.NoArgs
+	indexRebuild := a.verb(dispatch.Inspect, "index_rebuild", "rebuild", nil, nil)
+	indexRebuild.Args = cobra.NoArgs
+	index.AddCommand(indexStatus, indexRebuild)
+
+	cmd.AddCommand(capabilities, overview, list, read, search, find, stat, changes, semanticSearch, index)
 	return cmd
 }

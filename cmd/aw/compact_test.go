@@ -103,7 +103,7 @@ func everyOperation(t testing.TB) map[string][]byte {
 		`{"action":"capabilities"}`, `{"action":"overview","depth":1}`, `{"action":"list"}`,
 		`{"action":"read","path":"README.md"}`, `{"action":"search","pattern":"line","fixed":true}`,
 		`{"action":"find","pattern":"*.md"}`, `{"action":"stat","path":"README.md"}`,
-		`{"action":"semantic_search","query":"demo"}`,
+		`{"action":"semantic_search","query":"demo"}`, `{"action":"index_status"}`, `{"action":"index_rebuild"}`,
 	} {
 		keep(s.call("workspace_inspect", req))
 	}

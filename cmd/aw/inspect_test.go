@@ -391,10 +391,6 @@ func TestInspectOther(t *testing.T) {
 	if r.Code != 1 || r.field(t, ".error.code") != "INTERNAL" || !strings.Contains(r.field(t, ".error.message").(string), "job_2/job.json") {
 		t.Fatalf("broken state: %s", r.Stdout)
 	}
-	r = runAW(t, ws, nil, "inspect", "semantic-search", "anything")
-	if r.Code != 1 || r.field(t, ".error.code") != "TOOL_DISABLED" {
-		t.Fatalf("semantic-search: %s", r.Stdout)
-	}
 	r = runAW(t, ws, nil, "inspect", "overview")
 	if r.field(t, ".data.permissionLevel") != "plan" || r.field(t, ".data.tree.depth") != 2.0 {
 		t.Fatalf("overview: %s", r.Stdout)

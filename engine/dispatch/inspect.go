@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"github.com/agentic-workspace/aw/engine/inspect"
+	"github.com/agentic-workspace/aw/engine/semantic"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -17,6 +18,8 @@ func inspectActions() []*Action {
 		Bind(Inspect, "find", r, "", "Find paths matching a ** glob (honours .gitignore)", inspect.Find),
 		Bind(Inspect, "stat", r, "", "Type, size, mode, mtime, and for files sha256 and line count", inspect.Stat),
 		Bind(Inspect, "changes", r, "", "Recovery listing: transactions, jobs, runs, boards, research, approvals, plans", inspect.Changes),
-		Bind(Inspect, "semantic_search", r, "", "Ranked code chunks for a query (not available yet: use search)", inspect.SemanticSearch),
+		Bind(Inspect, "semantic_search", r, "", "Code chunks ranked by what they do for a question in words (BM25 over declarations; honours .gitignore)", semantic.Search),
+		Bind(Inspect, "index_status", r, "", "The semantic-search index: files, chunks, size, when updated, or why it will be rebuilt", semantic.IndexStatus),
+		Bind(Inspect, "index_rebuild", r, "", "Rebuild the semantic-search index from scratch", semantic.IndexRebuild),
 	}
 }

@@ -3,6 +3,8 @@ package inspect
 import (
 	"bytes"
 	"context"
+	"io/fs"
+	"os"
 	"sync/atomic"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -19,6 +21,10 @@ type FileWalk struct {
 	// during the call), from one worker per core at once. Binary files
 	// (a NUL byte) are skipped.
 	Visit func(rel string, content []byte)
+	// Unchanged, when set, is asked first with the file's lstat result;
+	// when it says true the file is not read (an index that knows the
+	// file's content by its size and mtime skips it).
+	Unchanged func(rel string, fi fs.FileInfo) bool
 }
 
 // Run walks path (a file, searched even when an ignore rule covers it, or a
@@ -35,6 +41,11 @@ func (fw FileWalk) Run(ctx context.Context, ws *workspace.Workspace, path string
 	}
 	var skipped atomic.Int64
 	read := func(wk *walker, e entry) {
+		if fw.Unchanged != nil {
+			if fi, err := os.Lstat(e.abs); err == nil && fw.Unchanged(e.rel, fi) {
+				return
+			}
+		}
 		buf, more, err := readSmall(e.abs, wk.buf, limit)
 		if cap(buf) <= limit {
 			wk.buf = buf[:0]

@@ -51,16 +51,25 @@ func (s *Store) Rel(abs string) string {
 // for other aw processes. The lock dies with the process, so a kill -9
 // never leaves the store locked.
 func (s *Store) Lock() (unlock func(), err error) {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, storeErr("create", s.Dir, err)
+	return s.LockFile("lock")
+}
+
+// LockFile takes an exclusive flock on another lock file under the store
+// (name is store-relative, "index/lock"), for state that is written for
+// long enough (a search index being built) that holding the store lock
+// would stall every other aw process.
+func (s *Store) LockFile(name string) (unlock func(), err error) {
+	p := s.Path(filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, storeErr("create", filepath.Dir(p), err)
 	}
-	f, err := os.OpenFile(s.Path("lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, storeErr("open the lock", s.Path("lock"), err)
+		return nil, storeErr("open the lock", p, err)
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return nil, storeErr("lock", s.Path("lock"), err)
+		return nil, storeErr("lock", p, err)
 	}
 	return func() { unlockFile(f); f.Close() }, nil
 }

@@ -94,6 +94,13 @@ type Settings struct {
 			Good string `json:"good" doc:"model id of the good worker tier (design, judgment, reviewing): aw agent run --worker-tier good"`
 		} `json:"models"`
 	} `json:"agents"`
+	Search struct {
+		Embeddings struct {
+			BaseURL   string `json:"baseUrl" doc:"base URL of an OpenAI-compatible embeddings API, e.g. https://api.openai.com/v1 (aw posts to it + /embeddings); empty: semantic search ranks with BM25 alone and nothing leaves the machine. When set, the query and the best chunks' text are sent there (web egress: it runs only where the permission mode lets web calls run)"`
+			Model     string `json:"model" doc:"embedding model id (both baseUrl and model must be set)"`
+			APIKeyEnv string `json:"apiKeyEnv" doc:"environment variable holding the API key, sent as a bearer token (empty or unset: no key)"`
+		} `json:"embeddings"`
+	} `json:"search"`
 	MCP struct {
 		ElicitApprovals bool `json:"elicitApprovals" doc:"aw mcp offers a staged approval to the human through a client that supports elicitation"`
 	} `json:"mcp"`
@@ -167,6 +174,7 @@ func Defaults() Settings {
 	s.Research.DuckDuckGoURL = "https://html.duckduckgo.com/html/"
 	s.Research.WikipediaURL = "https://en.wikipedia.org/w/api.php"
 	s.Agents.APIKeyEnv = "OPENAI_API_KEY"
+	s.Search.Embeddings.APIKeyEnv = "OPENAI_API_KEY"
 	s.Edit.MaxTransactionBytes = 256 << 20
 	s.Broker.IdleSeconds = 600
 	s.Host.TokenEnv = "AW_HOST_TOKEN"
