@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -67,8 +68,38 @@ const (
 	maxQuery     = 1000
 )
 
-// Search ranks the workspace's chunks for a query.
+// Search ranks the workspace's chunks for a query. Segments are
+// memory-mapped: one truncated under the mapping by another process makes a
+// read fault, which is taken as a damaged index (rebuilt once), never a
+// crash.
 func Search(ctx context.Context, ws *workspace.Workspace, req *SearchRequest) (envelope.Envelope, error) {
+	var env envelope.Envelope
+	var err error
+	for _, rebuild := range []bool{false, true} {
+		if faulted := guarded(func() { env, err = search(ctx, ws, req, rebuild) }); !faulted {
+			return env, err
+		}
+	}
+	return envelope.Envelope{}, envelope.Errorf(envelope.Internal, "the index's files changed while they were read, twice: another process is writing .agentic/index/; run `aw inspect index rebuild`")
+}
+
+// guarded runs fn with memory faults turned into a recovered panic, and
+// reports whether one happened.
+func guarded(fn func()) (faulted bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			faulted = true
+		}
+	}()
+	fn()
+	return false
+}
+
+func search(ctx context.Context, ws *workspace.Workspace, req *SearchRequest, rebuild bool) (envelope.Envelope, error) {
 	q := strings.TrimSpace(req.Query)
 	if q == "" {
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "query is required: say what the code does, e.g. `aw inspect semantic-search 'where are timestamps parsed'`").With("field", "query")
@@ -96,7 +127,7 @@ func Search(ctx context.Context, ws *workspace.Workspace, req *SearchRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	ix, up, err := openIndex(ctx, ws, false)
+	ix, up, err := openIndex(ctx, ws, rebuild)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}

@@ -2,6 +2,8 @@ package semantic
 
 import (
 	"math/rand"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -153,5 +155,37 @@ func TestManifestRoundTripAndDamage(t *testing.T) {
 		if _, err := decodeManifest(d); err == nil {
 			t.Errorf("a flipped byte %d was not noticed", i)
 		}
+	}
+}
+
+// A segment truncated under its mapping faults when read; guarded turns
+// the fault into a report (Search then rebuilds), never a crash.
+func TestTruncatedMappingFaultIsRecovered(t *testing.T) {
+	a := newAnalyzer()
+	src := "package p\n\n// Frobnicate turns widgets.\nfunc Frobnicate() {}\n"
+	data := encodeSegment([]analyzedFile{a.file(fileEntry{path: "a/x.go"}, []byte(strings.Repeat(src, 2000)))})
+	p := filepath.Join(t.TempDir(), "seg")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, unmap, err := mapFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unmap()
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	faulted := guarded(func() {
+		for _, c := range b {
+			sum += int(c)
+		}
+	})
+	if !faulted {
+		t.Fatalf("reading a truncated mapping did not fault (sum %d)", sum)
+	}
+	if guarded(func() { sum++ }) {
+		t.Error("a read that cannot fault was reported as one")
 	}
 }
