@@ -126,10 +126,11 @@ func Begin(ctx context.Context, ws *workspace.Workspace) *Session {
 }
 
 // stale says the saved manifest prev no longer describes m: a path
-// changed, or an entry prev could not trust (racy, unkept) may now be
-// trusted. An unchanged tree writes nothing.
+// appeared, went or changed its stat (even with the same content: the next
+// scan would hash it again), or an entry prev could not trust (racy,
+// unkept) may now be trusted. An unchanged tree writes nothing.
 func stale(prev, m *Manifest) bool {
-	return prev == nil || prev.Racy > 0 || prev.Unkept != m.Unkept || len(Diff(prev, m)) > 0
+	return prev == nil || m.hashed > 0 || len(prev.Entries) != len(m.Entries) || prev.Racy > 0 || prev.Unkept != m.Unkept
 }
 
 func (s *Session) why(err error) string {
