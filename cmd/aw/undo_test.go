@@ -83,11 +83,11 @@ func TestCommandUndoRestoresWhatAJobChanged(t *testing.T) {
 		"gone.txt": "deleted by the job\n", "tool.sh": "#!/bin/sh\n", "blob.bin": bin,
 	})
 	r := runLine(t, dir, `printf 'new\n' > trunc.txt; printf 'replaced\n' > tmp.txt; mv tmp.txt renamed.txt; rm gone.txt; chmod 755 tool.sh; printf 'x' >> blob.bin; mkdir -p made/deep; printf 'made\n' > made/deep/new.txt; ln -s keep.txt link`)
-	want := []string{"modified blob.bin", "deleted gone.txt", "created link", "created made/deep/new.txt", "modified renamed.txt", "modified tool.sh", "modified trunc.txt"}
+	want := []string{"modified blob.bin", "deleted gone.txt", "created link", "created made", "created made/deep", "created made/deep/new.txt", "modified renamed.txt", "modified tool.sh", "modified trunc.txt"}
 	if got := changed(t, r); !slices.Equal(got, want) {
 		t.Fatalf("changes %v, want %v", got, want)
 	}
-	if r.field(t, ".data.changes.created") != float64(2) || r.field(t, ".data.changes.modified") != float64(4) || r.field(t, ".data.changes.deleted") != float64(1) {
+	if r.field(t, ".data.changes.created") != float64(4) || r.field(t, ".data.changes.modified") != float64(4) || r.field(t, ".data.changes.deleted") != float64(1) {
 		t.Errorf("counts: %v", r.field(t, ".data.changes"))
 	}
 	job := r.field(t, ".data.jobId").(string)
@@ -95,7 +95,7 @@ func TestCommandUndoRestoresWhatAJobChanged(t *testing.T) {
 		t.Errorf("status has no changes: %s", st.Stdout)
 	}
 	ch := runAW(t, dir, nil, "inspect", "changes")
-	if jobs := ch.field(t, ".data.jobs").([]any); len(jobs) != 1 || jobs[0].(map[string]any)["changedCount"] != float64(7) {
+	if jobs := ch.field(t, ".data.jobs").([]any); len(jobs) != 1 || jobs[0].(map[string]any)["changedCount"] != float64(9) {
 		t.Errorf("inspect changes jobs: %v", jobs)
 	}
 
@@ -126,15 +126,15 @@ func TestCommandUndoRestoresWhatAJobChanged(t *testing.T) {
 			t.Errorf("%s has mode %v after undo", name, m)
 		}
 	}
-	if exists(filepath.Join(dir, "made", "deep", "new.txt")) {
-		t.Error("the file the job created is still there")
+	if exists(filepath.Join(dir, "made")) {
+		t.Error("the directories the job created (empty after the undo) are still there")
 	}
 	if exists(filepath.Join(dir, "link")) {
 		t.Error("the symlink the job created is still there")
 	}
 	// The undo is a transaction like any other: its rollback redoes the job.
 	mustOK(t, runAW(t, dir, nil, "edit", "rollback", tx), "edit rollback")
-	if readFile(t, filepath.Join(dir, "trunc.txt")) != "new\n" || modeOf(t, filepath.Join(dir, "tool.sh")) != 0o755 || exists(filepath.Join(dir, "gone.txt")) {
+	if readFile(t, filepath.Join(dir, "trunc.txt")) != "new\n" || modeOf(t, filepath.Join(dir, "tool.sh")) != 0o755 || exists(filepath.Join(dir, "gone.txt")) || !exists(filepath.Join(dir, "made", "deep", "new.txt")) {
 		t.Error("rolling back the undo did not put the job's changes back")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -34,7 +35,7 @@ type RecordedChange struct {
 
 // State is a path's recorded state.
 type State struct {
-	Type   string `json:"type"` // file, symlink, other
+	Type   string `json:"type"` // file, symlink, directory, fifo, socket, device
 	Mode   uint32 `json:"mode"` // permission bits
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256,omitempty"`
@@ -46,14 +47,39 @@ func stateOf(e *Entry) *State {
 	if e == nil {
 		return nil
 	}
-	st := &State{Type: "other", Mode: uint32(e.Mode.Perm()), Size: e.Size, Kept: e.Kept}
-	switch {
-	case e.Regular():
-		st.Type, st.SHA256 = "file", e.Hex()
-	case e.Link != "" || e.Mode.Type() == os.ModeSymlink:
-		st.Type, st.Link = "symlink", e.Link
+	st := &State{Type: TypeOf(e.Mode), Mode: uint32(e.Mode.Perm()), Size: e.Size, Kept: e.Kept, Link: e.Link}
+	if st.Type == "file" {
+		st.SHA256 = e.Hex()
+	}
+	if st.Type == "directory" {
+		st.Mode, st.Size = 0, 0 // recorded by presence only
 	}
 	return st
+}
+
+// TypeOf names a path's kind as a State records it.
+func TypeOf(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "file"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "fifo"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
+// Special says a State is a fifo, socket or device: recorded, never
+// restored.
+func (st *State) Special() bool {
+	return st != nil && st.Type != "file" && st.Type != "symlink" && st.Type != "directory"
 }
 
 // Summary is a job's data.changes: counts, the first paths, and where the
@@ -66,9 +92,8 @@ type Summary struct {
 	Deleted   int          `json:"deleted"`
 	Paths     []PathChange `json:"paths"`
 	Truncated bool         `json:"truncated"`
-	// Unrestorable counts changes undo cannot put back (content over the
-	// caps, a symlink or special file); NotKept files the scan recorded by
-	// hash only.
+	// Unrestorable counts changes undo cannot put back: content over the
+	// caps, or a special file (fifo, socket, device) made or removed.
 	Unrestorable int    `json:"unrestorable,omitempty"`
 	Record       string `json:"record,omitempty"`
 }
@@ -89,6 +114,7 @@ func (s *Summary) Total() int { return s.Created + s.Modified + s.Deleted }
 type Session struct {
 	ws     *workspace.Workspace
 	store  *Store
+	watch  *watcher // the tree's directories, watched through the job
 	before *Manifest
 	limits Limits
 	reason string // why nothing is recorded
@@ -113,9 +139,11 @@ func Begin(ctx context.Context, ws *workspace.Workspace) *Session {
 		return s
 	}
 	prev := s.store.Latest()
-	m, err := s.store.Scan(ctx, ws, prev, s.limits)
+	s.watch = newWatcher()
+	m, err := s.store.scan(ctx, ws, prev, s.limits, s.watch)
 	if err != nil {
 		s.reason = s.why(err)
+		s.closeWatch()
 		return s
 	}
 	s.before = m
@@ -146,7 +174,7 @@ func (s *Session) End(ctx context.Context, job, recordPath, rel string) *Summary
 	if s.before == nil {
 		return &Summary{Reason: s.reason, Paths: []PathChange{}}
 	}
-	after, err := s.store.Scan(ctx, s.ws, s.before, s.limits)
+	after, err := s.after(ctx)
 	if err != nil {
 		return &Summary{Reason: s.why(err), Paths: []PathChange{}}
 	}
@@ -184,14 +212,38 @@ func (s *Session) End(ctx context.Context, job, recordPath, rel string) *Summary
 	return sum
 }
 
+// after is the tree once the job ended: from the watch's events when they
+// are known to be complete, else scanned again whole.
+func (s *Session) after(ctx context.Context) (*Manifest, error) {
+	if s.watch != nil {
+		paths, ok := s.watch.changed()
+		s.closeWatch()
+		if ok {
+			m, ok, err := s.store.rescan(s.ws, s.before, paths, s.limits)
+			if ok || err != nil {
+				return m, err
+			}
+		}
+	}
+	return s.store.Scan(ctx, s.ws, s.before, s.limits)
+}
+
+func (s *Session) closeWatch() {
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
+}
+
 // Restorable says undo can put a change back: what was there before is a
-// symlink, a regular file whose content was kept, or nothing (a created
-// path is removed); and what the job left is a file or a symlink.
+// symlink, a directory, a regular file whose content was kept, or nothing
+// (a created path is removed); and what the job left is not a special
+// file, which undo never removes.
 func Restorable(c RecordedChange) bool {
-	if c.After != nil && c.After.Type == "other" {
+	if c.After.Special() || c.Before.Special() {
 		return false
 	}
-	return c.Before == nil || c.Before.Type == "symlink" || c.Before.Type == "file" && c.Before.Kept
+	return c.Before == nil || c.Before.Type != "file" || c.Before.Kept
 }
 
 // LoadRecord reads a job's changes.json.

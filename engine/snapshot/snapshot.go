@@ -30,7 +30,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -185,7 +187,16 @@ func (s *Store) keep(sum [32]byte, b []byte) (string, error) {
 // Each worker collects its own entries; the manifest's map is built once
 // at the end. An entry prev vouches for is prev's own, shared, not copied.
 func (s *Store) Scan(ctx context.Context, ws *workspace.Workspace, prev *Manifest, lim Limits) (*Manifest, error) {
+	return s.scan(ctx, ws, prev, lim, nil)
+}
+
+// scan is Scan with, when w is not nil, a watch on every directory it
+// sees, set before the directory is read.
+func (s *Store) scan(ctx context.Context, ws *workspace.Workspace, prev *Manifest, lim Limits, w *watcher) (*Manifest, error) {
 	m := &Manifest{Taken: time.Now()}
+	if w != nil {
+		w.add(".", ws.Root)
+	}
 	sc := &scan{store: s, prev: prev, lim: lim, racyAfter: m.Taken.Add(-racyWindow).UnixNano()}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -196,7 +207,9 @@ func (s *Store) Scan(ctx context.Context, ws *workspace.Workspace, prev *Manifes
 		}
 	}
 	err := Walk(ctx, ws, scanWorkers, func(f Found) {
-		if f.Type != fs.ModeDir && sc.n.Add(1) > int64(lim.MaxFiles) {
+		if f.Type == fs.ModeDir && w != nil {
+			w.add(f.Rel, f.Abs)
+		} else if sc.n.Add(1) > int64(lim.MaxFiles) {
 			cancel()
 			return
 		}
@@ -225,16 +238,77 @@ func (s *Store) Scan(ctx context.Context, ws *workspace.Workspace, prev *Manifes
 	for _, out := range outs {
 		for _, e := range out {
 			m.Entries[e.Path] = e
-			if e.Racy {
-				m.Racy++
-			}
-			if e.Regular() && !e.Kept {
-				m.Unkept++
-			}
+		}
+	}
+	m.count(sc)
+	return m, nil
+}
+
+// count sets the manifest's tallies once its entries are in.
+func (m *Manifest) count(sc *scan) {
+	for _, e := range m.Entries {
+		if e.Racy {
+			m.Racy++
+		}
+		if e.Regular() && !e.Kept {
+			m.Unkept++
 		}
 	}
 	m.hashed = int(sc.hashed.Load())
-	return m, nil
+}
+
+// rescan is the scan after a job that a watcher followed: before's
+// entries, with only the paths its events name looked at again. ok is
+// false when that cannot be exact and the whole tree must be scanned: a
+// directory or a .gitignore changed, or a path appeared that only a walk
+// can place within the ignore rules.
+func (s *Store) rescan(ws *workspace.Workspace, before *Manifest, paths map[string]bool, lim Limits) (m *Manifest, ok bool, err error) {
+	m = &Manifest{Taken: time.Now(), Entries: maps.Clone(before.Entries)}
+	sc := &scan{store: s, prev: before, lim: lim, racyAfter: m.Taken.Add(-racyWindow).UnixNano()}
+	for _, e := range before.Entries {
+		if e.Kept {
+			sc.kept.Add(e.Size)
+		}
+	}
+	for rel := range paths {
+		name := path.Base(rel)
+		if name == ".gitignore" {
+			return nil, false, nil
+		}
+		old := before.Entries[rel]
+		abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
+		var cur Entry
+		err := lstatAt(nil, name, abs, &cur)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if old != nil && old.Mode.IsDir() {
+				return nil, false, nil
+			}
+			delete(m.Entries, rel)
+			continue
+		case err != nil:
+			return nil, false, err
+		case old == nil || old.Mode.IsDir() || cur.Mode.IsDir():
+			return nil, false, nil
+		}
+		if old.Kept {
+			sc.kept.Add(-old.Size)
+		}
+		e, err := sc.entry(Found{Rel: rel, Abs: abs, Name: name, Type: cur.Mode.Type()})
+		if err != nil {
+			return nil, false, err
+		}
+		if e == nil {
+			delete(m.Entries, rel)
+		} else {
+			m.Entries[rel] = e
+		}
+	}
+	if err := s.sync(sc.wrote); err != nil {
+		return nil, false, err
+	}
+	m.count(sc)
+	return m, true, nil
 }
 
 // scan is one Scan's shared state.

@@ -13,10 +13,16 @@ import (
 // following a symlink: relative to the directory the walk holds open, the
 // kernel does not walk the whole path again, and nothing is allocated.
 // The change time and inode catch a file rewritten in place with its size
-// and mtime put back.
+// and mtime put back. With no directory, abs is statted.
 func lstatAt(dir *os.File, name, abs string, e *Entry) error {
 	var st unix.Stat_t
-	if err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	fd := unix.AT_FDCWD
+	if dir != nil {
+		fd = int(dir.Fd())
+	} else {
+		name = abs
+	}
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return &os.PathError{Op: "lstat", Path: abs, Err: err}
 	}
 	e.Mode = fileMode(uint32(st.Mode))
