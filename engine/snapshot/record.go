@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -206,10 +207,30 @@ func (s *Session) End(ctx context.Context, job, recordPath, rel string) *Summary
 		}
 	}
 	sum.Truncated = len(changes) > len(sum.Paths)
-	if err := s.ws.Store.WriteJSON(recordPath, rec); err != nil {
+	if err := writeRecord(s.ws, recordPath, rec); err != nil {
 		return &Summary{Reason: "the job's changes could not be recorded: " + err.Error(), Paths: []PathChange{}}
 	}
 	return sum
+}
+
+// writeRecord writes a job's record, fsynced when it names changes. A
+// record of no change is only renamed into place: it is written after
+// every job, a crash of the machine that loses it costs nothing undo
+// needed (undo then says the record is gone), and an fsync on a busy disk
+// costs more than the scan.
+func writeRecord(ws *workspace.Workspace, path string, rec *Record) error {
+	if len(rec.Changes) > 0 || len(rec.Attributed) > 0 {
+		return ws.Store.WriteJSON(path, rec)
+	}
+	raw, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // after is the tree once the job ended: from the watch's events when they

@@ -89,6 +89,9 @@ type Manifest struct {
 	// hashed counts the entries the scan could not take from the previous
 	// manifest: when it is not 0, the saved manifest is out of date.
 	hashed int
+	// same is the manifest whose entries these are, unchanged (a watched
+	// job that touched nothing): Diff need not compare them.
+	same *Manifest
 }
 
 // Limits bound a scan (the commands.snapshot* settings).
@@ -263,6 +266,9 @@ func (m *Manifest) count(sc *scan) {
 // directory or a .gitignore changed, or a path appeared that only a walk
 // can place within the ignore rules.
 func (s *Store) rescan(ws *workspace.Workspace, before *Manifest, paths map[string]bool, lim Limits) (m *Manifest, ok bool, err error) {
+	if len(paths) == 0 {
+		return &Manifest{Taken: time.Now(), Entries: before.Entries, Unkept: before.Unkept, Racy: before.Racy, same: before}, true, nil
+	}
 	m = &Manifest{Taken: time.Now(), Entries: maps.Clone(before.Entries)}
 	sc := &scan{store: s, prev: before, lim: lim, racyAfter: m.Taken.Add(-racyWindow).UnixNano()}
 	for _, e := range before.Entries {
@@ -441,6 +447,9 @@ type Change struct {
 // Diff lists what changed from before to after, by path.
 func Diff(before, after *Manifest) []Change {
 	var out []Change
+	if after.same == before {
+		return out
+	}
 	for p, a := range after.Entries {
 		b, ok := before.Entries[p]
 		switch {

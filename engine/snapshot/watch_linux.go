@@ -44,7 +44,10 @@ func (w *watcher) add(rel, abs string) {
 	w.mu.Unlock()
 }
 
-func (w *watcher) close() { unix.Close(w.fd) }
+// close releases the watches. The kernel waits for a grace period to free
+// them (about 10 ms whatever their number), so it does that while the
+// job's record is written.
+func (w *watcher) close() { go unix.Close(w.fd) }
 
 // changed reads the queued events: the root-relative paths that may have
 // changed since their directory was watched, and false when the events
