@@ -264,6 +264,9 @@ func Restorable(c RecordedChange) bool {
 	if c.After.Special() || c.Before.Special() {
 		return false
 	}
+	if c.Before != nil && c.After != nil && (c.Before.Type == "directory") != (c.After.Type == "directory") {
+		return false // a directory swapped with a file or link: undo does not swap them back
+	}
 	return c.Before == nil || c.Before.Type != "file" || c.Before.Kept
 }
 

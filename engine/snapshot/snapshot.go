@@ -7,9 +7,12 @@
 // .agentic/snapshots/blobs/. A scan reuses the previous manifest and hashes
 // only files whose size, mtime, ctime, inode or mode changed, and always
 // re-hashes files modified too close to the scan that recorded them to
-// trust the timestamp. After the job (in its supervisor, so a background
-// job is covered with no aw call waiting) the tree is scanned again and the
-// two manifests are compared. Nothing here touches the user's .git, and
+// trust the timestamp. Directories are recorded by presence. After the
+// job (in its supervisor, so a background job is covered with no aw call
+// waiting) the tree is looked at again and the two manifests are compared:
+// on Linux only the paths an inotify watch on every directory queued
+// during the job, else (or when those events cannot be complete) the
+// whole tree. Nothing here touches the user's .git, and
 // blobs are copies, never hard links (an in-place write would change the
 // snapshot with the file).
 //

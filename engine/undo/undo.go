@@ -301,8 +301,11 @@ func contents(snaps *snapshot.Store, c snapshot.RecordedChange) (before, after [
 		if side.st.Type == "symlink" {
 			return nil, nil, "symlink to " + side.st.Link
 		}
+		if side.st.Type == "directory" {
+			return nil, nil, "directory"
+		}
 		if side.st.Type != "file" {
-			return nil, nil, "not a regular file"
+			return nil, nil, "not a regular file (a " + side.st.Type + ")"
 		}
 		b, err := snaps.BlobOf(side.st)
 		if err != nil {
