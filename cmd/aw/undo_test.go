@@ -20,7 +20,7 @@ func undoWorkspace(t *testing.T, extra string, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, ".agentic"), 0o755)
-	cfg := fmt.Sprintf(`{"permissionMode": 2, "commands": {"interpreter": "sh", "allow": ["sh","printf","echo","rm","mv","chmod","ln","mkdir","sleep","true","cat","touch"]%s}}`, extra)
+	cfg := fmt.Sprintf(`{"permissionMode": 2, "commands": {"interpreter": "sh", "allow": ["sh","printf","echo","rm","mv","chmod","ln","mkdir","sleep","true","cat","touch","mkfifo","rmdir","cp"]%s}}`, extra)
 	writeConfig(t, dir, cfg)
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -83,11 +83,11 @@ func TestCommandUndoRestoresWhatAJobChanged(t *testing.T) {
 		"gone.txt": "deleted by the job\n", "tool.sh": "#!/bin/sh\n", "blob.bin": bin,
 	})
 	r := runLine(t, dir, `printf 'new\n' > trunc.txt; printf 'replaced\n' > tmp.txt; mv tmp.txt renamed.txt; rm gone.txt; chmod 755 tool.sh; printf 'x' >> blob.bin; mkdir -p made/deep; printf 'made\n' > made/deep/new.txt; ln -s keep.txt link`)
-	want := []string{"modified blob.bin", "deleted gone.txt", "created link", "created made/deep/new.txt", "modified renamed.txt", "modified tool.sh", "modified trunc.txt"}
+	want := []string{"modified blob.bin", "deleted gone.txt", "created link", "created made", "created made/deep", "created made/deep/new.txt", "modified renamed.txt", "modified tool.sh", "modified trunc.txt"}
 	if got := changed(t, r); !slices.Equal(got, want) {
 		t.Fatalf("changes %v, want %v", got, want)
 	}
-	if r.field(t, ".data.changes.created") != float64(2) || r.field(t, ".data.changes.modified") != float64(4) || r.field(t, ".data.changes.deleted") != float64(1) {
+	if r.field(t, ".data.changes.created") != float64(4) || r.field(t, ".data.changes.modified") != float64(4) || r.field(t, ".data.changes.deleted") != float64(1) {
 		t.Errorf("counts: %v", r.field(t, ".data.changes"))
 	}
 	job := r.field(t, ".data.jobId").(string)
@@ -95,7 +95,7 @@ func TestCommandUndoRestoresWhatAJobChanged(t *testing.T) {
 		t.Errorf("status has no changes: %s", st.Stdout)
 	}
 	ch := runAW(t, dir, nil, "inspect", "changes")
-	if jobs := ch.field(t, ".data.jobs").([]any); len(jobs) != 1 || jobs[0].(map[string]any)["changedCount"] != float64(7) {
+	if jobs := ch.field(t, ".data.jobs").([]any); len(jobs) != 1 || jobs[0].(map[string]any)["changedCount"] != float64(9) {
 		t.Errorf("inspect changes jobs: %v", jobs)
 	}
 
@@ -126,15 +126,15 @@ func TestCommandUndoRestoresWhatAJobChanged(t *testing.T) {
 			t.Errorf("%s has mode %v after undo", name, m)
 		}
 	}
-	if exists(filepath.Join(dir, "made", "deep", "new.txt")) {
-		t.Error("the file the job created is still there")
+	if exists(filepath.Join(dir, "made")) {
+		t.Error("the directories the job created (empty after the undo) are still there")
 	}
 	if exists(filepath.Join(dir, "link")) {
 		t.Error("the symlink the job created is still there")
 	}
 	// The undo is a transaction like any other: its rollback redoes the job.
 	mustOK(t, runAW(t, dir, nil, "edit", "rollback", tx), "edit rollback")
-	if readFile(t, filepath.Join(dir, "trunc.txt")) != "new\n" || modeOf(t, filepath.Join(dir, "tool.sh")) != 0o755 || exists(filepath.Join(dir, "gone.txt")) {
+	if readFile(t, filepath.Join(dir, "trunc.txt")) != "new\n" || modeOf(t, filepath.Join(dir, "tool.sh")) != 0o755 || exists(filepath.Join(dir, "gone.txt")) || !exists(filepath.Join(dir, "made", "deep", "new.txt")) {
 		t.Error("rolling back the undo did not put the job's changes back")
 	}
 }
@@ -412,5 +412,121 @@ func TestCommandUndoSymlinks(t *testing.T) {
 	r := runAW(t, dir, nil, "command", "undo", job)
 	if r.field(t, ".error.code") != "INVALID_INPUT" {
 		t.Errorf("undo of a link already gone: %s", r.Stdout)
+	}
+}
+
+// Directories a job made are recorded and removed by undo once the
+// restore leaves them empty; one still holding a file the job did not
+// make stays. A directory the job removed is made again, and rolling the
+// undo back puts the job's tree back.
+func TestCommandUndoDirectories(t *testing.T) {
+	dir := undoWorkspace(t, "", map[string]string{"a.txt": "a\n"})
+	os.MkdirAll(filepath.Join(dir, "old", "empty"), 0o755)
+	r := runLine(t, dir, "mkdir -p made/deep shared; printf x > made/deep/f.txt; printf y > shared/g.txt; rmdir old/empty")
+	want := []string{"created made", "created made/deep", "created made/deep/f.txt", "deleted old/empty", "created shared", "created shared/g.txt"}
+	if got := changed(t, r); !slices.Equal(got, want) {
+		t.Fatalf("changes %v, want %v", got, want)
+	}
+	os.WriteFile(filepath.Join(dir, "shared", "mine.txt"), []byte("not the job's\n"), 0o644)
+	u := runAW(t, dir, nil, "command", "undo", r.field(t, ".data.jobId").(string))
+	mustOK(t, u, "command undo")
+	tx := u.field(t, ".data.transactionId").(string)
+	mustOK(t, runAW(t, dir, nil, "edit", "commit", tx), "edit commit")
+	if exists(filepath.Join(dir, "made")) {
+		t.Error("the directories the job made are still there after the undo")
+	}
+	if !exists(filepath.Join(dir, "shared", "mine.txt")) || exists(filepath.Join(dir, "shared", "g.txt")) {
+		t.Error("shared/ should keep the file the job did not make and lose the one it made")
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "old", "empty")); err != nil || !fi.IsDir() {
+		t.Errorf("the directory the job removed was not made again: %v", err)
+	}
+	mustOK(t, runAW(t, dir, nil, "edit", "rollback", tx), "edit rollback")
+	if readFile(t, filepath.Join(dir, "made", "deep", "f.txt")) != "x" || exists(filepath.Join(dir, "old", "empty")) {
+		t.Error("rolling back the undo did not put the job's directories back")
+	}
+	// A job that only makes a directory is undone too.
+	m := runLine(t, dir, "mkdir lonely")
+	u = runAW(t, dir, nil, "command", "undo", m.field(t, ".data.jobId").(string))
+	mustOK(t, u, "undo of a mkdir")
+	mustOK(t, runAW(t, dir, nil, "edit", "commit", u.field(t, ".data.transactionId").(string)), "commit of a mkdir's undo")
+	if exists(filepath.Join(dir, "lonely")) {
+		t.Error("the directory of a mkdir job is still there after its undo")
+	}
+}
+
+// Special files a job makes or removes are recorded and reported as not
+// restorable, by kind; the rest of the job is still undone.
+func TestCommandUndoSpecialFiles(t *testing.T) {
+	dir := undoWorkspace(t, "", map[string]string{"a.txt": "a\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "old.fifo"), 0o644); err != nil {
+		t.Skip("no fifos here:", err)
+	}
+	r := runLine(t, dir, "mkfifo new.fifo; rm old.fifo; printf b > a.txt")
+	if got := changed(t, r); !slices.Equal(got, []string{"modified a.txt", "created new.fifo", "deleted old.fifo"}) {
+		t.Fatalf("changes %v", got)
+	}
+	if r.field(t, ".data.changes.unrestorable") != float64(2) {
+		t.Errorf("unrestorable: %v", r.field(t, ".data.changes"))
+	}
+	u := runAW(t, dir, nil, "command", "undo", r.field(t, ".data.jobId").(string))
+	mustOK(t, u, "command undo")
+	var reasons []string
+	for _, s := range u.field(t, ".data.notRestorable").([]any) {
+		m := s.(map[string]any)
+		reasons = append(reasons, fmt.Sprint(m["path"], ": ", m["reason"]))
+	}
+	if len(reasons) != 2 || !strings.Contains(strings.Join(reasons, "\n"), "new.fifo: it is now a fifo (a special file)") || !strings.Contains(strings.Join(reasons, "\n"), "old.fifo: it was a fifo (a special file) before the job") {
+		t.Errorf("notRestorable %v", reasons)
+	}
+	mustOK(t, runAW(t, dir, nil, "edit", "commit", u.field(t, ".data.transactionId").(string)), "edit commit")
+	if readFile(t, filepath.Join(dir, "a.txt")) != "a\n" {
+		t.Error("a.txt was not restored beside the special files")
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "new.fifo")); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Error("undo removed the fifo it said it leaves alone")
+	}
+}
+
+// A kill of aw while a snapshot writes its first blob, or once its blobs
+// are written and before its manifest is, leaves a store the next job
+// records with exactly and undoes from: the manifest never names a blob
+// that is not there.
+func TestCommandSnapshotCrashPoints(t *testing.T) {
+	for _, step := range []string{"snapshot.blob", "snapshot.manifest"} {
+		t.Run(step, func(t *testing.T) {
+			dir := undoWorkspace(t, "", map[string]string{"a.txt": "a0\n", "b/c.txt": "c0\n"})
+			crashAt(t, dir, step, "command", "run", "--line", "true")
+			r := runLine(t, dir, "printf 'a1\\n' > a.txt; printf 'c1\\n' > b/c.txt")
+			if got := changed(t, r); !slices.Equal(got, []string{"modified a.txt", "modified b/c.txt"}) {
+				t.Fatalf("after a kill at %s: changes %v", step, got)
+			}
+			u := runAW(t, dir, nil, "command", "undo", r.field(t, ".data.jobId").(string))
+			mustOK(t, u, "command undo")
+			if n := len(u.field(t, ".data.notRestorable").([]any)); n != 0 {
+				t.Fatalf("after a kill at %s: %d changes not restorable: %s", step, n, u.Stdout)
+			}
+			mustOK(t, runAW(t, dir, nil, "edit", "commit", u.field(t, ".data.transactionId").(string)), "commit")
+			if readFile(t, filepath.Join(dir, "a.txt")) != "a0\n" || readFile(t, filepath.Join(dir, "b", "c.txt")) != "c0\n" {
+				t.Errorf("after a kill at %s: not restored", step)
+			}
+		})
+	}
+}
+
+// The scan after a job reads what the watch on the tree's directories
+// queued: a file rewritten with its size and mtime put back is still
+// recorded, a file made and removed during the job is not, and an
+// ignored file the job writes is not (the tree is then scanned whole).
+func TestCommandSnapshotWatchedJob(t *testing.T) {
+	dir := undoWorkspace(t, "", map[string]string{"a.txt": "same\n", "sub/b.txt": "b\n", ".gitignore": "*.log\n"})
+	runLine(t, dir, "true")
+	r := runLine(t, dir, "cp -p a.txt ref; printf 'SAME\\n' > a.txt; touch -r ref a.txt; rm ref; printf t > sub/tmp; rm sub/tmp")
+	if got := changed(t, r); !slices.Equal(got, []string{"modified a.txt"}) {
+		t.Fatalf("changes %v, want the rewrite alone", got)
+	}
+	r = runLine(t, dir, "printf log > build.log; printf 'b1\\n' > sub/b.txt")
+	if got := changed(t, r); !slices.Equal(got, []string{"modified sub/b.txt"}) {
+		t.Fatalf("changes %v, want sub/b.txt alone", got)
 	}
 }

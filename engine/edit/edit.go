@@ -94,6 +94,10 @@ type Transaction struct {
 	// CreatedDirs are directories a commit created (all levels), deepest
 	// last; a failed commit or a recovery removes them while empty.
 	CreatedDirs []string `json:"createdDirs,omitempty"`
+	// RemoveDirs are directories the commit removes once the files are
+	// written, deepest first and each only while empty (aw command undo of
+	// a job that made them); rollback and recovery make them again.
+	RemoveDirs []string `json:"removeDirs,omitempty"`
 }
 
 // FileChange is the net effect on one file. Its contents live in

@@ -60,25 +60,58 @@ func resolveLink(ws *workspace.Workspace, rel string) (workspace.Path, error) {
 	return workspace.Path{Abs: filepath.Join(dir.Abs, name), Rel: jrel}, nil
 }
 
-// current is what is at abs now: the sha256 of a regular file's content or
-// of a symlink's target, "" when absent; link says it is a symlink.
-func current(abs string) (hash string, present, link bool, err error) {
+// OnDisk is what is at a path now.
+type OnDisk struct {
+	Present bool
+	Mode    fs.FileMode // type bits and permissions
+	Size    int64
+	SHA256  string // of a regular file's content or of a symlink's target
+	Target  string // a symlink's target
+}
+
+// Link says it is a symlink.
+func (d OnDisk) Link() bool { return d.Mode&fs.ModeSymlink != 0 }
+
+// ReadOnDisk reads what is at abs now without following it: absent (also
+// when a parent is a file), a regular file with its content's sha256, a
+// symlink with its target's, or anything else by its mode alone.
+func ReadOnDisk(abs string) (OnDisk, error) {
 	fi, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-		return "", false, false, nil
+		return OnDisk{}, nil
 	}
 	if err != nil {
-		return "", false, false, err
+		return OnDisk{}, err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		target, err := os.Readlink(abs)
-		if err != nil {
-			return "", true, true, err
+	d := OnDisk{Present: true, Mode: fi.Mode(), Size: fi.Size()}
+	switch {
+	case d.Link():
+		if d.Target, err = os.Readlink(abs); err != nil {
+			return d, err
 		}
-		return sha([]byte(target)), true, true, nil
+		d.SHA256 = sha([]byte(d.Target))
+	case fi.Mode().IsRegular():
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			return d, err
+		}
+		d.SHA256 = sha(b)
 	}
-	h, present, err := currentHash(abs)
-	return h, present, false, err
+	return d, nil
+}
+
+// current is what is at abs now: the sha256 of a regular file's content or
+// of a symlink's target, "" when absent; link says it is a symlink.
+// Anything else there is an error.
+func current(abs string) (hash string, present, link bool, err error) {
+	d, err := ReadOnDisk(abs)
+	switch {
+	case err != nil:
+		return "", d.Present, d.Link(), err
+	case d.Present && !d.Link() && !d.Mode.IsRegular():
+		return "", true, false, fmt.Errorf("%s is no longer a regular file", abs)
+	}
+	return d.SHA256, d.Present, d.Link(), nil
 }
 
 // holds says what is at abs now is the recorded side (hash and kind; an

@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
@@ -28,6 +30,9 @@ type Restoration struct {
 	// Over names a later change this restoration overwrites (forced):
 	// the transaction is then destructive.
 	Over string
+	// Dir says the path is a directory: made again when Exists, else
+	// removed after the files, only if it is then empty.
+	Dir bool
 }
 
 // PlanRestore plans a transaction that restores files to recorded states
@@ -39,8 +44,22 @@ func PlanRestore(ws *workspace.Workspace, note string, rs []Restoration) (envelo
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "nothing to restore")
 	}
 	p := newPlanner(ws)
-	ops := make([]Op, len(rs))
+	var ops []Op
+	var made []DirChange
+	var removed []string
 	for i, r := range rs {
+		if r.Dir {
+			jp, err := ws.Jail.Resolve(r.Path, workspace.Write)
+			if err != nil {
+				return envelope.Envelope{}, err
+			}
+			if r.Exists {
+				made = append(made, DirChange{Path: jp.Rel})
+			} else {
+				removed = append(removed, jp.Rel)
+			}
+			continue
+		}
 		op := Op{Type: "rewrite", Path: r.Path, ExpectSHA256: r.Expect}
 		switch {
 		case !r.Exists:
@@ -65,21 +84,28 @@ func PlanRestore(ws *workspace.Workspace, note string, rs []Restoration) (envelo
 		if !r.Exists {
 			f.content = nil
 		}
-		ops[i] = op
+		ops = append(ops, op)
 	}
+	if ops == nil {
+		ops = []Op{}
+	}
+	// Deepest first: a directory is empty only once those below it went.
+	sort.SliceStable(removed, func(i, j int) bool { return strings.Count(removed[i], "/") > strings.Count(removed[j], "/") })
 	files := p.changes()
-	if len(files) == 0 {
+	if len(files) == 0 && len(made) == 0 && len(removed) == 0 {
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "every file is already as recorded: nothing to restore")
 	}
 	tx := &Transaction{
-		ID: store.NewID("tx"), Status: Planned, Operations: ops, Files: files, Directories: []DirChange{},
+		ID: store.NewID("tx"), Status: Planned, Operations: ops, Files: files, Directories: made, RemoveDirs: removed,
 		Destructive: len(p.reasons) > 0, DestructiveReasons: p.reasons, OpsHash: gate.Hash(ops), Note: note, CreatedAt: time.Now().UTC(),
 	}
 	tx.emptyLists()
 	tx.CommitHash = gate.Hash(struct {
-		Action string
-		Files  []FileChange
-	}{"restore", files})
+		Action     string
+		Files      []FileChange
+		Made       []DirChange
+		RemoveDirs []string
+	}{"restore", files, made, removed})
 	st, err := prepare(ws, tx, p)
 	if err != nil {
 		return envelope.Envelope{}, err

@@ -120,26 +120,6 @@ func readBlob(ws *workspace.Workspace, tx *Transaction, side string, n int, want
 	return b, nil
 }
 
-// currentHash is the sha256 of a workspace file now, "" when it is absent;
-// isFile is false when something other than a regular file is there.
-func currentHash(abs string) (hash string, present bool, err error) {
-	fi, err := os.Lstat(abs)
-	if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return "", true, fmt.Errorf("%s is no longer a regular file", abs)
-	}
-	b, err := os.ReadFile(abs)
-	if err != nil {
-		return "", true, err
-	}
-	return sha(b), true, nil
-}
-
 func joinPaths(paths []string) string {
 	if len(paths) > 10 {
 		return strings.Join(paths[:10], ", ") + fmt.Sprintf(" and %d more", len(paths)-10)

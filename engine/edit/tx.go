@@ -517,6 +517,12 @@ func writeFiles(ws *workspace.Workspace, tx *Transaction, contents [][]byte) err
 	for _, d := range tx.CreatedDirs {
 		dirs[filepath.Dir(filepath.Join(ws.Root, d))] = true
 	}
+	for _, d := range tx.RemoveDirs {
+		if abs, ok := ownDir(ws, d); ok && os.Remove(abs) == nil { // fails, as it should, when not empty
+			delete(dirs, abs)
+			dirs[filepath.Dir(abs)] = true
+		}
+	}
 	for d := range dirs {
 		if err := store.SyncDir(d); err != nil {
 			return err
@@ -525,12 +531,36 @@ func writeFiles(ws *workspace.Workspace, tx *Transaction, contents [][]byte) err
 	return nil
 }
 
+// ownDir is the directory rel when it still is one and resolves to itself
+// inside the workspace (no symlink on its path leading elsewhere).
+func ownDir(ws *workspace.Workspace, rel string) (string, bool) {
+	abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
+	if jp, err := ws.Jail.Resolve(rel, workspace.Write); err != nil || jp.Abs != abs {
+		return "", false
+	}
+	fi, err := os.Lstat(abs)
+	return abs, err == nil && fi.IsDir()
+}
+
 // restore puts every file back to its before state; with created it also
 // removes, deepest first and only while empty, the directories the commit
 // created.
 func restore(ws *workspace.Workspace, tx *Transaction, created bool) error {
 	var errs []string
 	dirs := map[string]bool{}
+	// The directories the commit removed come back first, shallowest first.
+	for i := len(tx.RemoveDirs) - 1; i >= 0; i-- {
+		rel := tx.RemoveDirs[i]
+		abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
+		if jp, err := ws.Jail.Resolve(rel, workspace.Write); err != nil || jp.Abs != abs {
+			errs = append(errs, rel+": no longer resolves inside the workspace; left alone")
+			continue
+		}
+		if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			errs = append(errs, rel+": "+err.Error())
+		}
+		dirs[filepath.Dir(abs)] = true
+	}
 	for n, f := range tx.Files {
 		abs := filepath.Join(ws.Root, filepath.FromSlash(f.Path))
 		if jp, err := resolveChange(ws, &f); err != nil || jp.Abs != abs {

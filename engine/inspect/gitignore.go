@@ -25,7 +25,7 @@ func (r *ignoreRules) with(raw []byte, domain []string) *ignoreRules {
 		if strings.TrimSpace(s) == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
-		add = append(add, gitignore.ParsePattern(s, domain))
+		add = append(add, parsePattern(s, domain))
 	}
 	if len(add) == 0 {
 		return r
@@ -36,6 +36,74 @@ func (r *ignoreRules) with(raw []byte, domain []string) *ignoreRules {
 	}
 	n.pats = append(n.pats, add...)
 	return n
+}
+
+// parsePattern is gitignore.ParsePattern, with the common lines (a name
+// like node_modules/ or *.log: no slash inside, and a glob that is a
+// literal or "*" and a literal) matched by comparing strings: a walk tests
+// every entry against every pattern, and filepath.Match was most of the
+// cost of walking a tree that needed no other work.
+func parsePattern(line string, domain []string) gitignore.Pattern {
+	p, n := line, &namePattern{}
+	if strings.HasPrefix(p, "!") {
+		n.inclusion, p = true, p[1:]
+	}
+	if !strings.HasSuffix(p, "\\ ") {
+		p = strings.TrimRight(p, " ")
+	}
+	if strings.HasSuffix(p, "/") {
+		n.dirOnly, p = true, p[:len(p)-1]
+	}
+	const meta = "*?[\\"
+	switch {
+	case strings.Contains(p, "/"):
+		return gitignore.ParsePattern(line, domain)
+	case !strings.ContainsAny(p, meta):
+		n.name = p
+	case p[0] == '*' && !strings.ContainsAny(p[1:], meta):
+		n.name, n.suffix = p[1:], true
+	default:
+		return gitignore.ParsePattern(line, domain)
+	}
+	n.domain = append([]string(nil), domain...)
+	return n
+}
+
+// namePattern is a pattern parsePattern matches itself, exactly as go-git
+// matches a pattern with no slash: any component below the domain may
+// match, except that a directory-only pattern matching the last component
+// of a path that is not a directory does not match at all.
+type namePattern struct {
+	domain    []string
+	name      string // the literal, or the suffix after "*"
+	suffix    bool
+	inclusion bool
+	dirOnly   bool
+}
+
+func (p *namePattern) Match(path []string, isDir bool) gitignore.MatchResult {
+	if len(path) <= len(p.domain) {
+		return gitignore.NoMatch
+	}
+	for i, e := range p.domain {
+		if path[i] != e {
+			return gitignore.NoMatch
+		}
+	}
+	path = path[len(p.domain):]
+	for i, c := range path {
+		if c != p.name && !(p.suffix && strings.HasSuffix(c, p.name)) {
+			continue
+		}
+		if p.dirOnly && !isDir && i == len(path)-1 {
+			return gitignore.NoMatch
+		}
+		if p.inclusion {
+			return gitignore.Include
+		}
+		return gitignore.Exclude
+	}
+	return gitignore.NoMatch
 }
 
 // ignored reports whether the last matching pattern excludes path.

@@ -38,6 +38,7 @@ type entry struct {
 	rel  string // root-relative, slash-separated
 	name string
 	typ  fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 (regular) or another type bit
+	dir  *os.File    // the open parent directory, valid during the visit only
 }
 
 type dirJob struct {
@@ -50,6 +51,7 @@ type dirJob struct {
 
 // walker is one worker's state; visit callbacks may keep buffers in it.
 type walker struct {
+	n   int // the worker's index, from 0
 	buf []byte
 	out any
 }
@@ -73,7 +75,7 @@ func (w *walk) run(ctx context.Context, newOut func() any) []any {
 	outs := make([]any, w.workers)
 	var wg sync.WaitGroup
 	for i := 0; i < w.workers; i++ {
-		wk := &walker{}
+		wk := &walker{n: i}
 		if newOut != nil {
 			wk.out = newOut()
 		}
@@ -102,8 +104,10 @@ func (w *walk) dir(wk *walker, q *jobQueue, job dirJob) {
 	if err != nil {
 		return
 	}
+	// The directory stays open while its entries are visited: a visit may
+	// stat relative to it, sparing the kernel a walk of the whole path.
+	defer f.Close()
 	ents, _ := f.ReadDir(-1)
-	f.Close()
 	rules := job.rules
 	if !w.base.Outside {
 		for _, e := range ents {
@@ -136,7 +140,7 @@ func (w *walk) dir(wk *walker, q *jobQueue, job dirJob) {
 				continue
 			}
 		}
-		ent := entry{abs: job.abs + string(filepath.Separator) + name, rel: rel, name: name, typ: typ & fs.ModeType}
+		ent := entry{abs: job.abs + string(filepath.Separator) + name, rel: rel, name: name, typ: typ & fs.ModeType, dir: f}
 		if isDir {
 			if w.skipDir != nil && w.skipDir(rel) {
 				continue

@@ -10,13 +10,25 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/agentic-workspace/aw/engine/store"
 )
 
 // The manifest is a compact binary file, not JSON: a tree of 50,000 files
-// is read and written on every command, and JSON would cost tens of
-// milliseconds each way. Its last 32 bytes are the sha256 of the rest, so
-// a torn or damaged manifest is never trusted.
-var magic = []byte("aw-snapshot 2\n")
+// is read on every command, and JSON would cost tens of milliseconds each
+// way. Paths are sorted and each is stored as the length it shares with
+// the one before and the rest; a sha256 is stored only where there is
+// one. Its last 32 bytes are the sha256 of the rest, so a torn or damaged
+// manifest is never trusted.
+var magic = []byte("aw-snapshot 3\n")
+
+// Entry flags in the manifest.
+const (
+	flagKept = 1 << iota
+	flagRacy
+	flagSum
+	flagLink
+)
 
 func (s *Store) manifestPath() string { return filepath.Join(s.dir, "manifest") }
 
@@ -36,10 +48,8 @@ func (s *Store) Latest() *Manifest {
 
 // Save makes m the manifest the next scan starts from.
 func (s *Store) Save(m *Manifest) error {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return err
-	}
-	return writeAtomic(s.manifestPath(), encode(m))
+	crashPoint("snapshot.manifest")
+	return store.WriteFile(s.manifestPath(), encode(m), 0o644)
 }
 
 func encode(m *Manifest) []byte {
@@ -48,30 +58,50 @@ func encode(m *Manifest) []byte {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	b := make([]byte, 0, 64+len(paths)*96)
+	b := make([]byte, 0, 64+len(paths)*64)
 	b = append(b, magic...)
 	b = binary.AppendVarint(b, m.Taken.UnixNano())
 	b = binary.AppendUvarint(b, uint64(m.Unkept))
 	b = binary.AppendUvarint(b, uint64(m.Racy))
 	b = binary.AppendUvarint(b, uint64(len(paths)))
+	last := ""
 	for _, p := range paths {
 		e := m.Entries[p]
-		b = appendString(b, e.Path)
+		shared := 0
+		for shared < len(last) && shared < len(p) && last[shared] == p[shared] {
+			shared++
+		}
+		b = binary.AppendUvarint(b, uint64(shared))
+		b = appendString(b, p[shared:])
+		last = p
+		var flags byte
+		if e.Kept {
+			flags |= flagKept
+		}
+		if e.Racy {
+			flags |= flagRacy
+		}
+		if e.Sum != ([32]byte{}) {
+			flags |= flagSum
+		}
+		if e.Link != "" {
+			flags |= flagLink
+		}
+		b = append(b, flags)
 		b = binary.AppendUvarint(b, uint64(e.Mode))
+		if e.Mode.IsDir() {
+			continue // recorded by presence only
+		}
 		b = binary.AppendVarint(b, e.Size)
 		b = binary.AppendVarint(b, e.Mtime)
 		b = binary.AppendVarint(b, e.Ctime)
 		b = binary.AppendUvarint(b, e.Ino)
-		b = append(b, e.Sum[:]...)
-		b = appendString(b, e.Link)
-		var flags byte
-		if e.Kept {
-			flags |= 1
+		if flags&flagSum != 0 {
+			b = append(b, e.Sum[:]...)
 		}
-		if e.Racy {
-			flags |= 2
+		if flags&flagLink != 0 {
+			b = appendString(b, e.Link)
 		}
-		b = append(b, flags)
 	}
 	sum := sha256.Sum256(b)
 	return append(b, sum[:]...)
@@ -84,6 +114,8 @@ func appendString(b []byte, s string) []byte {
 
 var errCorrupt = errors.New("snapshot manifest is damaged")
 
+// decode reads a manifest with a few allocations, not several per entry:
+// the entries are one slice, and the paths one string they share.
 func decode(b []byte) (*Manifest, error) {
 	if len(b) < len(magic)+32 || !bytes.HasPrefix(b, magic) {
 		return nil, errCorrupt
@@ -100,25 +132,53 @@ func decode(b []byte) (*Manifest, error) {
 	if n > uint64(len(r.b)) {
 		return nil, errCorrupt
 	}
-	m.Entries = make(map[string]*Entry, n)
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		e := &Entry{}
-		e.Path = r.string()
+	ents := make([]Entry, n)
+	ends := make([]int, n)
+	var arena []byte
+	last := 0 // where the previous path starts in arena
+	for i := range ents {
+		if r.err != nil {
+			break
+		}
+		shared := int(r.uvarint())
+		if prev := len(arena) - last; shared > prev {
+			return nil, errCorrupt
+		}
+		start := len(arena)
+		arena = append(arena, arena[last:last+shared]...)
+		arena = append(arena, r.bytes(int(r.uvarint()))...)
+		last, ends[i] = start, len(arena)
+		e := &ents[i]
+		flags := r.bytes(1)
+		if len(flags) != 1 {
+			break
+		}
+		e.Kept, e.Racy = flags[0]&flagKept != 0, flags[0]&flagRacy != 0
 		e.Mode = fs.FileMode(r.uvarint())
+		if e.Mode.IsDir() {
+			continue
+		}
 		e.Size = r.varint()
 		e.Mtime = r.varint()
 		e.Ctime = r.varint()
 		e.Ino = r.uvarint()
-		copy(e.Sum[:], r.bytes(32))
-		e.Link = r.string()
-		flags := r.bytes(1)
-		if len(flags) == 1 {
-			e.Kept, e.Racy = flags[0]&1 != 0, flags[0]&2 != 0
+		if flags[0]&flagSum != 0 {
+			copy(e.Sum[:], r.bytes(32))
 		}
-		m.Entries[e.Path] = e
+		if flags[0]&flagLink != 0 {
+			e.Link = r.string()
+		}
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return nil, errCorrupt
+	}
+	paths := string(arena)
+	m.Entries = make(map[string]*Entry, n)
+	start := 0
+	for i := range ents {
+		ents[i].Path = paths[start:ends[i]]
+		start = ends[i]
+		m.Entries[ents[i].Path] = &ents[i]
 	}
 	return m, nil
 }
@@ -150,7 +210,7 @@ func (r *reader) varint() int64 {
 }
 
 func (r *reader) bytes(n int) []byte {
-	if n > len(r.b) {
+	if n < 0 || n > len(r.b) {
 		r.err, r.b = errCorrupt, nil
 		return nil
 	}

@@ -3,8 +3,10 @@ package snapshot
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -34,7 +36,7 @@ type RecordedChange struct {
 
 // State is a path's recorded state.
 type State struct {
-	Type   string `json:"type"` // file, symlink, other
+	Type   string `json:"type"` // file, symlink, directory, fifo, socket, device
 	Mode   uint32 `json:"mode"` // permission bits
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256,omitempty"`
@@ -46,14 +48,39 @@ func stateOf(e *Entry) *State {
 	if e == nil {
 		return nil
 	}
-	st := &State{Type: "other", Mode: uint32(e.Mode.Perm()), Size: e.Size, Kept: e.Kept}
-	switch {
-	case e.Regular():
-		st.Type, st.SHA256 = "file", e.Hex()
-	case e.Link != "" || e.Mode.Type() == os.ModeSymlink:
-		st.Type, st.Link = "symlink", e.Link
+	st := &State{Type: TypeOf(e.Mode), Mode: uint32(e.Mode.Perm()), Size: e.Size, Kept: e.Kept, Link: e.Link}
+	if st.Type == "file" {
+		st.SHA256 = e.Hex()
+	}
+	if st.Type == "directory" {
+		st.Mode, st.Size = 0, 0 // recorded by presence only
 	}
 	return st
+}
+
+// TypeOf names a path's kind as a State records it.
+func TypeOf(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "file"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "fifo"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
+// Special says a State is a fifo, socket or device: recorded, never
+// restored.
+func (st *State) Special() bool {
+	return st != nil && st.Type != "file" && st.Type != "symlink" && st.Type != "directory"
 }
 
 // Summary is a job's data.changes: counts, the first paths, and where the
@@ -66,9 +93,8 @@ type Summary struct {
 	Deleted   int          `json:"deleted"`
 	Paths     []PathChange `json:"paths"`
 	Truncated bool         `json:"truncated"`
-	// Unrestorable counts changes undo cannot put back (content over the
-	// caps, a symlink or special file); NotKept files the scan recorded by
-	// hash only.
+	// Unrestorable counts changes undo cannot put back: content over the
+	// caps, or a special file (fifo, socket, device) made or removed.
 	Unrestorable int    `json:"unrestorable,omitempty"`
 	Record       string `json:"record,omitempty"`
 }
@@ -89,6 +115,7 @@ func (s *Summary) Total() int { return s.Created + s.Modified + s.Deleted }
 type Session struct {
 	ws     *workspace.Workspace
 	store  *Store
+	watch  *watcher // the tree's directories, watched through the job
 	before *Manifest
 	limits Limits
 	reason string // why nothing is recorded
@@ -113,9 +140,11 @@ func Begin(ctx context.Context, ws *workspace.Workspace) *Session {
 		return s
 	}
 	prev := s.store.Latest()
-	m, err := s.store.Scan(ctx, ws, prev, s.limits)
+	s.watch = newWatcher()
+	m, err := s.store.scan(ctx, ws, prev, s.limits, s.watch)
 	if err != nil {
 		s.reason = s.why(err)
+		s.closeWatch()
 		return s
 	}
 	s.before = m
@@ -126,10 +155,11 @@ func Begin(ctx context.Context, ws *workspace.Workspace) *Session {
 }
 
 // stale says the saved manifest prev no longer describes m: a path
-// changed, or an entry prev could not trust (racy, unkept) may now be
-// trusted. An unchanged tree writes nothing.
+// appeared, went or changed its stat (even with the same content: the next
+// scan would hash it again), or an entry prev could not trust (racy,
+// unkept) may now be trusted. An unchanged tree writes nothing.
 func stale(prev, m *Manifest) bool {
-	return prev == nil || prev.Racy > 0 || prev.Unkept != m.Unkept || len(Diff(prev, m)) > 0
+	return prev == nil || m.hashed > 0 || len(prev.Entries) != len(m.Entries) || prev.Racy > 0 || prev.Unkept != m.Unkept
 }
 
 func (s *Session) why(err error) string {
@@ -145,7 +175,7 @@ func (s *Session) End(ctx context.Context, job, recordPath, rel string) *Summary
 	if s.before == nil {
 		return &Summary{Reason: s.reason, Paths: []PathChange{}}
 	}
-	after, err := s.store.Scan(ctx, s.ws, s.before, s.limits)
+	after, err := s.after(ctx)
 	if err != nil {
 		return &Summary{Reason: s.why(err), Paths: []PathChange{}}
 	}
@@ -177,20 +207,67 @@ func (s *Session) End(ctx context.Context, job, recordPath, rel string) *Summary
 		}
 	}
 	sum.Truncated = len(changes) > len(sum.Paths)
-	if err := s.ws.Store.WriteJSON(recordPath, rec); err != nil {
+	if err := writeRecord(s.ws, recordPath, rec); err != nil {
 		return &Summary{Reason: "the job's changes could not be recorded: " + err.Error(), Paths: []PathChange{}}
 	}
 	return sum
 }
 
+// writeRecord writes a job's record, fsynced when it names changes. A
+// record of no change is only renamed into place: it is written after
+// every job, a crash of the machine that loses it costs nothing undo
+// needed (undo then says the record is gone), and an fsync on a busy disk
+// costs more than the scan.
+func writeRecord(ws *workspace.Workspace, path string, rec *Record) error {
+	if len(rec.Changes) > 0 || len(rec.Attributed) > 0 {
+		return ws.Store.WriteJSON(path, rec)
+	}
+	raw, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// after is the tree once the job ended: from the watch's events when they
+// are known to be complete, else scanned again whole.
+func (s *Session) after(ctx context.Context) (*Manifest, error) {
+	if s.watch != nil {
+		paths, ok := s.watch.changed()
+		s.closeWatch()
+		if ok {
+			m, ok, err := s.store.rescan(s.ws, s.before, paths, s.limits)
+			if ok || err != nil {
+				return m, err
+			}
+		}
+	}
+	return s.store.Scan(ctx, s.ws, s.before, s.limits)
+}
+
+func (s *Session) closeWatch() {
+	if s.watch != nil {
+		s.watch.close()
+		s.watch = nil
+	}
+}
+
 // Restorable says undo can put a change back: what was there before is a
-// symlink, a regular file whose content was kept, or nothing (a created
-// path is removed); and what the job left is a file or a symlink.
+// symlink, a directory, a regular file whose content was kept, or nothing
+// (a created path is removed); and what the job left is not a special
+// file, which undo never removes.
 func Restorable(c RecordedChange) bool {
-	if c.After != nil && c.After.Type == "other" {
+	if c.After.Special() || c.Before.Special() {
 		return false
 	}
-	return c.Before == nil || c.Before.Type == "symlink" || c.Before.Type == "file" && c.Before.Kept
+	if c.Before != nil && c.After != nil && (c.Before.Type == "directory") != (c.After.Type == "directory") {
+		return false // a directory swapped with a file or link: undo does not swap them back
+	}
+	return c.Before == nil || c.Before.Type != "file" || c.Before.Kept
 }
 
 // LoadRecord reads a job's changes.json.

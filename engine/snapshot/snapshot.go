@@ -7,15 +7,22 @@
 // .agentic/snapshots/blobs/. A scan reuses the previous manifest and hashes
 // only files whose size, mtime, ctime, inode or mode changed, and always
 // re-hashes files modified too close to the scan that recorded them to
-// trust the timestamp. After the job (in its supervisor, so a background
-// job is covered with no aw call waiting) the tree is scanned again and the
-// two manifests are compared. Nothing here touches the user's .git, and
+// trust the timestamp. Directories are recorded by presence. After the
+// job (in its supervisor, so a background job is covered with no aw call
+// waiting) the tree is looked at again and the two manifests are compared:
+// on Linux only the paths an inotify watch on every directory queued
+// during the job, else (or when those events cannot be complete) the
+// whole tree. Nothing here touches the user's .git, and
 // blobs are copies, never hard links (an in-place write would change the
 // snapshot with the file).
 //
 // A kill at any point leaves a usable store: blobs and the manifest are
 // written to a temp file and renamed, the manifest carries a checksum, and
 // a manifest that fails it is ignored (the next scan hashes everything).
+// A crash of the machine cannot leave a manifest or job record naming a
+// blob that is not on disk: a scan makes the blobs it wrote durable before
+// it returns, and the manifest and records are fsynced with their
+// directories.
 package snapshot
 
 import (
@@ -26,7 +33,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -80,6 +89,12 @@ type Manifest struct {
 	// Racy counts entries modified within racyWindow of the scan: the next
 	// scan hashes them again, and should save what it then trusts.
 	Racy int
+	// hashed counts the entries the scan could not take from the previous
+	// manifest: when it is not 0, the saved manifest is out of date.
+	hashed int
+	// same is the manifest whose entries these are, unchanged (a watched
+	// job that touched nothing): Diff need not compare them.
+	same *Manifest
 }
 
 // Limits bound a scan (the commands.snapshot* settings).
@@ -89,11 +104,26 @@ type Limits struct {
 	MaxFileBytes int64 // a larger file is recorded by hash only
 }
 
-// Walk visits every path of the tree that a search sees (denyPaths,
-// list.ignore, .gitignore and .agentic/ hidden; symlinks not followed),
-// concurrently. engine/inspect, which owns that walk, sets it: it sits
-// above engine/command, which snapshots its jobs.
-var Walk func(ctx context.Context, ws *workspace.Workspace, visit func(rel, abs string, typ fs.FileMode)) error
+// Found is one path a Walk reports.
+type Found struct {
+	Worker int    // which of the walk's workers visits it, from 0
+	Rel    string // root-relative, slash-separated
+	Abs    string
+	Name   string
+	Dir    *os.File    // the open parent directory, valid during the visit only
+	Type   fs.FileMode // 0 for a regular file, else its type bits (fs.ModeDir too)
+}
+
+// Walk visits, with workers goroutines, every directory, file, symlink
+// and special file of the tree that a search sees (denyPaths, list.ignore,
+// .gitignore and .agentic/ hidden; symlinks not followed). engine/inspect,
+// which owns that walk, sets it: it sits above engine/command, which
+// snapshots its jobs, so neither can import the other's side.
+var Walk func(ctx context.Context, ws *workspace.Workspace, workers int, visit func(Found)) error
+
+// scanWorkers is how many goroutines walk the tree: its cost is system
+// calls, and two keep a loaded machine's cores busy without contending.
+const scanWorkers = 2
 
 // ErrTooMany is a tree with more files than Limits.MaxFiles.
 var ErrTooMany = errors.New("too many files")
@@ -129,136 +159,245 @@ func (s *Store) Blob(e *Entry) ([]byte, error) {
 	return b, nil
 }
 
-// keep writes a blob unless it is there already.
-func (s *Store) keep(sum [32]byte, b []byte) error {
+// keep writes a blob unless it is there already, and returns the path it
+// wrote ("" when it was there). It does not fsync: the scan makes what it
+// wrote durable at once, before any manifest or job record names it.
+func (s *Store) keep(sum [32]byte, b []byte) (string, error) {
 	p := s.blobPath(hex.EncodeToString(sum[:]))
 	if _, err := os.Lstat(p); err == nil {
-		return nil
+		return "", nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+		return "", err
 	}
-	return writeAtomic(p, b)
-}
-
-// writeAtomic writes a temp file beside path and renames it over path. It
-// does not fsync: the store is a record of the tree, rebuilt by the next
-// scan if a crash of the machine loses it, and a kill of the process
-// never leaves a half-written file.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
+	crashPoint("snapshot.blob")
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = os.Rename(tmp.Name(), p)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		os.Remove(tmp.Name()) // a kill leaves it for aw gc, never a torn blob
+		return "", err
 	}
-	return err
+	return p, nil
 }
 
 // Scan records the tree, reusing prev's hashes where the stat is unchanged.
+// Each worker collects its own entries; the manifest's map is built once
+// at the end. An entry prev vouches for is prev's own, shared, not copied.
 func (s *Store) Scan(ctx context.Context, ws *workspace.Workspace, prev *Manifest, lim Limits) (*Manifest, error) {
-	m := &Manifest{Taken: time.Now(), Entries: map[string]*Entry{}}
-	racyAfter := m.Taken.Add(-racyWindow).UnixNano()
-	var (
-		mu      sync.Mutex
-		n       atomic.Int64
-		kept    atomic.Int64
-		unkept  atomic.Int64
-		racy    atomic.Int64
-		firstEr error
-	)
+	return s.scan(ctx, ws, prev, lim, nil)
+}
+
+// scan is Scan with, when w is not nil, a watch on every directory it
+// sees, set before the directory is read.
+func (s *Store) scan(ctx context.Context, ws *workspace.Workspace, prev *Manifest, lim Limits, w *watcher) (*Manifest, error) {
+	m := &Manifest{Taken: time.Now()}
+	if w != nil {
+		w.add(".", ws.Root)
+	}
+	sc := &scan{store: s, prev: prev, lim: lim, racyAfter: m.Taken.Add(-racyWindow).UnixNano()}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err := Walk(ctx, ws, func(rel, abs string, typ fs.FileMode) {
-		if n.Add(1) > int64(lim.MaxFiles) {
+	var outs [scanWorkers][]*Entry
+	if prev != nil {
+		for i := range outs {
+			outs[i] = make([]*Entry, 0, len(prev.Entries)/scanWorkers+16)
+		}
+	}
+	err := Walk(ctx, ws, scanWorkers, func(f Found) {
+		if f.Type == fs.ModeDir && w != nil {
+			w.add(f.Rel, f.Abs)
+		} else if sc.n.Add(1) > int64(lim.MaxFiles) {
 			cancel()
 			return
 		}
-		e, err := s.entry(rel, abs, prev, lim, &kept)
+		e, err := sc.entry(f)
 		if err != nil {
-			mu.Lock()
-			if firstEr == nil {
-				firstEr = err
-			}
-			mu.Unlock()
+			sc.fail(err)
 			return
 		}
-		if e == nil {
-			return // gone since the directory was read
+		if e != nil {
+			outs[f.Worker] = append(outs[f.Worker], e)
 		}
-		e.Racy = e.Mtime >= racyAfter || e.Ctime >= racyAfter
-		if e.Racy {
-			racy.Add(1)
-		}
-		if e.Regular() && !e.Kept {
-			unkept.Add(1)
-		}
-		mu.Lock()
-		m.Entries[rel] = e
-		mu.Unlock()
 	})
-	if n.Load() > int64(lim.MaxFiles) {
+	if sc.n.Load() > int64(lim.MaxFiles) {
 		return nil, ErrTooMany
+	}
+	if err == nil {
+		err = sc.err
+	}
+	if err == nil {
+		err = s.sync(sc.wrote)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if firstEr != nil {
-		return nil, firstEr
+	m.Entries = make(map[string]*Entry, len(outs[0])+len(outs[1]))
+	for _, out := range outs {
+		for _, e := range out {
+			m.Entries[e.Path] = e
+		}
 	}
-	m.Unkept, m.Racy = int(unkept.Load()), int(racy.Load())
+	m.count(sc)
 	return m, nil
 }
 
+// count sets the manifest's tallies once its entries are in.
+func (m *Manifest) count(sc *scan) {
+	for _, e := range m.Entries {
+		if e.Racy {
+			m.Racy++
+		}
+		if e.Regular() && !e.Kept {
+			m.Unkept++
+		}
+	}
+	m.hashed = int(sc.hashed.Load())
+}
+
+// rescan is the scan after a job that a watcher followed: before's
+// entries, with only the paths its events name looked at again. ok is
+// false when that cannot be exact and the whole tree must be scanned: a
+// directory or a .gitignore changed, or a path appeared that only a walk
+// can place within the ignore rules.
+func (s *Store) rescan(ws *workspace.Workspace, before *Manifest, paths map[string]bool, lim Limits) (m *Manifest, ok bool, err error) {
+	if len(paths) == 0 {
+		return &Manifest{Taken: time.Now(), Entries: before.Entries, Unkept: before.Unkept, Racy: before.Racy, same: before}, true, nil
+	}
+	m = &Manifest{Taken: time.Now(), Entries: maps.Clone(before.Entries)}
+	sc := &scan{store: s, prev: before, lim: lim, racyAfter: m.Taken.Add(-racyWindow).UnixNano()}
+	for _, e := range before.Entries {
+		if e.Kept {
+			sc.kept.Add(e.Size)
+		}
+	}
+	for rel := range paths {
+		name := path.Base(rel)
+		if name == ".gitignore" {
+			return nil, false, nil
+		}
+		old := before.Entries[rel]
+		abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
+		var cur Entry
+		err := lstatAt(nil, name, abs, &cur)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if old != nil && old.Mode.IsDir() {
+				return nil, false, nil
+			}
+			delete(m.Entries, rel)
+			continue
+		case err != nil:
+			return nil, false, err
+		case old == nil || old.Mode.IsDir() || cur.Mode.IsDir():
+			return nil, false, nil
+		}
+		if old.Kept {
+			sc.kept.Add(-old.Size)
+		}
+		e, err := sc.entry(Found{Rel: rel, Abs: abs, Name: name, Type: cur.Mode.Type()})
+		if err != nil {
+			return nil, false, err
+		}
+		if e == nil {
+			delete(m.Entries, rel)
+		} else {
+			m.Entries[rel] = e
+		}
+	}
+	if err := s.sync(sc.wrote); err != nil {
+		return nil, false, err
+	}
+	m.count(sc)
+	return m, true, nil
+}
+
+// scan is one Scan's shared state.
+type scan struct {
+	store     *Store
+	prev      *Manifest
+	lim       Limits
+	racyAfter int64
+	n         atomic.Int64 // paths seen
+	kept      atomic.Int64 // content bytes kept
+	hashed    atomic.Int64 // entries prev could not vouch for
+	mu        sync.Mutex
+	err       error
+	wrote     []string // blobs written, to sync
+}
+
+func (sc *scan) fail(err error) {
+	sc.mu.Lock()
+	if sc.err == nil {
+		sc.err = err
+	}
+	sc.mu.Unlock()
+}
+
 // entry stats one path and, when prev cannot vouch for it, hashes it and
-// keeps its content within the limits.
-func (s *Store) entry(rel, abs string, prev *Manifest, lim Limits, kept *atomic.Int64) (*Entry, error) {
-	fi, err := os.Lstat(abs)
+// keeps its content within the limits; nil when it is gone since its
+// directory was read. A directory is recorded by presence only.
+func (sc *scan) entry(f Found) (*Entry, error) {
+	if f.Type == fs.ModeDir {
+		if p := sc.prevEntry(f.Rel); p != nil && p.Mode == fs.ModeDir {
+			return p, nil
+		}
+		sc.hashed.Add(1)
+		return &Entry{Path: f.Rel, Mode: fs.ModeDir}, nil
+	}
+	var cur Entry
+	err := lstatAt(f.Dir, f.Name, f.Abs, &cur)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{Path: rel, Mode: fi.Mode(), Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
-	e.Ctime, e.Ino = statExtra(fi)
-	if prev != nil {
-		if p, ok := prev.Entries[rel]; ok && !p.Racy && p.same(e) {
-			e.Sum, e.Link, e.Kept = p.Sum, p.Link, p.Kept
-			if e.Kept {
-				kept.Add(e.Size)
-			}
-			return e, nil
+	if p := sc.prevEntry(f.Rel); p != nil && !p.Racy && p.same(&cur) {
+		if p.Kept {
+			sc.kept.Add(p.Size)
 		}
+		return p, nil
 	}
+	sc.hashed.Add(1)
+	e := new(Entry)
+	*e = cur
+	e.Path = f.Rel
+	e.Racy = e.Mtime >= sc.racyAfter || e.Ctime >= sc.racyAfter
 	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		e.Link, err = os.Readlink(abs)
+	case e.Mode&fs.ModeSymlink != 0:
+		e.Link, err = os.Readlink(f.Abs)
 		e.Sum = sha256.Sum256([]byte(e.Link))
-	case fi.Mode().IsRegular() && e.Size <= lim.MaxFileBytes:
+	case e.Mode.IsRegular() && e.Size <= sc.lim.MaxFileBytes:
 		var b []byte
-		if b, err = os.ReadFile(abs); err != nil {
+		if b, err = os.ReadFile(f.Abs); err != nil {
 			break
 		}
 		e.Sum = sha256.Sum256(b)
 		e.Size = int64(len(b))
-		if kept.Add(e.Size) <= lim.MaxBytes {
-			if err = s.keep(e.Sum, b); err == nil {
+		if sc.kept.Add(e.Size) <= sc.lim.MaxBytes {
+			var wrote string
+			if wrote, err = sc.store.keep(e.Sum, b); err == nil {
 				e.Kept = true
 			}
+			if wrote != "" {
+				sc.mu.Lock()
+				sc.wrote = append(sc.wrote, wrote)
+				sc.mu.Unlock()
+			}
 		} else {
-			kept.Add(-e.Size)
+			sc.kept.Add(-e.Size)
 		}
-	case fi.Mode().IsRegular():
-		e.Sum, err = hashFile(abs)
+	case e.Mode.IsRegular():
+		e.Sum, err = hashFile(f.Abs)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -268,6 +407,13 @@ func (s *Store) entry(rel, abs string, prev *Manifest, lim Limits, kept *atomic.
 		return e, nil
 	}
 	return e, err
+}
+
+func (sc *scan) prevEntry(rel string) *Entry {
+	if sc.prev == nil {
+		return nil
+	}
+	return sc.prev.Entries[rel]
 }
 
 func hashFile(abs string) ([32]byte, error) {
@@ -304,6 +450,9 @@ type Change struct {
 // Diff lists what changed from before to after, by path.
 func Diff(before, after *Manifest) []Change {
 	var out []Change
+	if after.same == before {
+		return out
+	}
 	for p, a := range after.Entries {
 		b, ok := before.Entries[p]
 		switch {

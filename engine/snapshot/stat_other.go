@@ -1,9 +1,16 @@
-//go:build !linux && !darwin
+//go:build !linux && !darwin && !freebsd
 
 package snapshot
 
-import "io/fs"
+import "os"
 
-// statExtra has no change time or inode here: size, mtime and mode alone
-// decide whether a file is hashed again.
-func statExtra(fi fs.FileInfo) (ctime int64, ino uint64) { return 0, 0 }
+// lstatAt fills e's stat from abs. There is no change time or inode here:
+// size, mtime and mode alone decide whether a file is hashed again.
+func lstatAt(_ *os.File, _, abs string, e *Entry) error {
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return err
+	}
+	e.Mode, e.Size, e.Mtime = fi.Mode(), fi.Size(), fi.ModTime().UnixNano()
+	return nil
+}

@@ -8,10 +8,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -136,6 +134,9 @@ func skippedPaths(s []Skipped) string {
 // restoration is what puts c's path back, or why nothing can.
 func restoration(snaps *snapshot.Store, c snapshot.RecordedChange, now *snapshot.State) (edit.Restoration, string) {
 	r := edit.Restoration{Path: c.Path}
+	if isDir(now) || isDir(c.Before) {
+		return dirRestoration(c, now)
+	}
 	if now != nil {
 		switch now.Type {
 		case "file":
@@ -144,7 +145,7 @@ func restoration(snaps *snapshot.Store, c snapshot.RecordedChange, now *snapshot
 			sum := sha256.Sum256([]byte(now.Link))
 			r.Expect = hex.EncodeToString(sum[:])
 		default:
-			return r, fmt.Sprintf("it is now a %s, which undo does not remove; remove it yourself if it should go", now.Type)
+			return r, fmt.Sprintf("it is now a %s (a special file), which undo does not remove; remove it yourself if it should go", now.Type)
 		}
 	}
 	switch {
@@ -154,7 +155,7 @@ func restoration(snaps *snapshot.Store, c snapshot.RecordedChange, now *snapshot
 		r.Exists, r.Link, r.Content = true, true, []byte(c.Before.Link)
 		return r, ""
 	case c.Before.Type != "file":
-		return r, fmt.Sprintf("it was a %s before the job, which undo does not recreate", c.Before.Type)
+		return r, fmt.Sprintf("it was a %s (a special file) before the job, which undo does not make again", c.Before.Type)
 	}
 	b, err := snaps.BlobOf(c.Before)
 	if err != nil {
@@ -164,30 +165,38 @@ func restoration(snaps *snapshot.Store, c snapshot.RecordedChange, now *snapshot
 	return r, ""
 }
 
+// dirRestoration puts a directory back: one the job made is removed after
+// the files, if it is then empty; one it removed is made again.
+func dirRestoration(c snapshot.RecordedChange, now *snapshot.State) (edit.Restoration, string) {
+	r := edit.Restoration{Path: c.Path, Dir: true}
+	switch {
+	case c.Before == nil && isDir(now):
+		return r, ""
+	case isDir(c.Before) && now == nil:
+		r.Exists = true
+		return r, ""
+	}
+	return r, fmt.Sprintf("it was %s before the job and is %s now, which undo does not swap", kind(c.Before), kind(now))
+}
+
+func isDir(st *snapshot.State) bool { return st != nil && st.Type == "directory" }
+
+func kind(st *snapshot.State) string {
+	if st == nil {
+		return "absent"
+	}
+	return "a " + st.Type
+}
+
 // stateNow is a path's state on disk, nil when absent.
 func stateNow(ws *workspace.Workspace, rel string) (*snapshot.State, error) {
-	abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
-	fi, err := os.Lstat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	d, err := edit.ReadOnDisk(filepath.Join(ws.Root, filepath.FromSlash(rel)))
+	if err != nil || !d.Present {
 		return nil, err
 	}
-	st := &snapshot.State{Type: "other", Mode: uint32(fi.Mode().Perm()), Size: fi.Size()}
-	switch {
-	case fi.Mode().IsRegular():
-		b, err := os.ReadFile(abs)
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(b)
-		st.Type, st.SHA256 = "file", hex.EncodeToString(sum[:])
-	case fi.Mode()&fs.ModeSymlink != 0:
-		st.Type = "symlink"
-		st.Link, _ = os.Readlink(abs)
-	case fi.IsDir():
-		st.Type = "directory"
+	st := &snapshot.State{Type: snapshot.TypeOf(d.Mode), Mode: uint32(d.Mode.Perm()), Size: d.Size, Link: d.Target}
+	if st.Type == "file" {
+		st.SHA256 = d.SHA256
 	}
 	return st, nil
 }
@@ -198,7 +207,8 @@ func sameState(a, b *snapshot.State) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Type == b.Type && a.SHA256 == b.SHA256 && a.Link == b.Link && (a.Type == "symlink" || a.Mode == b.Mode)
+	// A directory is recorded by presence, a symlink has no mode of its own.
+	return a.Type == b.Type && a.SHA256 == b.SHA256 && a.Link == b.Link && (a.Type == "symlink" || a.Type == "directory" || a.Mode == b.Mode)
 }
 
 func describe(st *snapshot.State) string {
@@ -291,8 +301,11 @@ func contents(snaps *snapshot.Store, c snapshot.RecordedChange) (before, after [
 		if side.st.Type == "symlink" {
 			return nil, nil, "symlink to " + side.st.Link
 		}
+		if side.st.Type == "directory" {
+			return nil, nil, "directory"
+		}
 		if side.st.Type != "file" {
-			return nil, nil, "not a regular file"
+			return nil, nil, "not a regular file (a " + side.st.Type + ")"
 		}
 		b, err := snaps.BlobOf(side.st)
 		if err != nil {
