@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentic-workspace/aw/engine/broker"
+	"github.com/agentic-workspace/aw/engine/debug"
 	"github.com/agentic-workspace/aw/engine/dispatch"
 	"github.com/agentic-workspace/aw/engine/lsp"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -46,7 +47,7 @@ func (a *app) brokerServeCmd() *cobra.Command {
 				}
 				return ws, err
 			}
-			services := map[string]broker.Service{"lsp": lsp.NewService()}
+			services := map[string]broker.Service{"lsp": lsp.NewService(), "debug": debug.NewService()}
 			if err := broker.Serve(a.root, open, services); err != nil {
 				a.io.Err.Write([]byte("aw broker: " + err.Error() + "\n"))
 				a.exitCode = ExitFailed
