@@ -290,7 +290,20 @@ func Processes(ws *workspace.Workspace) []proc.Owned {
 	if err != nil || !proc.Alive(rec.Pid, rec.Start) {
 		return nil
 	}
-	return []proc.Owned{{Kind: "broker", ID: "broker", Pid: rec.Pid, AgeSeconds: int64(time.Since(rec.StartedAt) / time.Second)}}
+	out := []proc.Owned{{Kind: "broker", ID: "broker", Pid: rec.Pid, AgeSeconds: int64(time.Since(rec.StartedAt) / time.Second)}}
+	// What it holds (language servers, a debug adapter, interpreters),
+	// each named service-kind.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var st Status
+	if ok, err := Query(ctx, ws, "broker.status", nil, &st); ok && err == nil {
+		for _, h := range st.Held {
+			if h.Pid > 0 {
+				out = append(out, proc.Owned{Kind: h.Service + "-" + h.Kind, ID: h.Key, Pid: h.Pid, AgeSeconds: h.AgeSeconds})
+			}
+		}
+	}
+	return out
 }
 
 // EndStale ends broker processes of this workspace that its record does
