@@ -15,7 +15,8 @@ func (a *app) brokerCmd() *cobra.Command {
 		Use:   "broker",
 		Short: dispatch.Broker.Short,
 		Long: `The broker is one background aw process per workspace that keeps what must
-outlive a single call warm: language servers (aw lsp). The first call that
+outlive a single call warm: language servers (aw lsp), the debug session
+(aw debug) and the interpreters of aw eval. The first call that
 needs it starts it; later calls reach it over a private unix socket. It
 exits by itself after broker.idleSeconds (600) without a call, when its
 record under .agentic/broker/ or the workspace's .agentic/ is removed, or

@@ -351,6 +351,23 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"lsp.status":              {"", "servers"},
 	"lsp.reload":              {"", "stopped"},
 	"lsp.rename":              {"INVALID_INPUT", "new_name is required"},
+	"debug.adapters":          {"", "adapters"},
+	"debug.status":            {"", "breakpoints"},
+	"debug.breakpoints":       {"INVALID_INPUT", "name the source file"},
+	"debug.launch":            {"INVALID_INPUT", "name the program to debug"},
+	"debug.attach":            {"INVALID_INPUT", "port is 1 to 65535"},
+	"debug.continue":          {"TRANSACTION_STATE", "no debug session"},
+	"debug.pause":             {"TRANSACTION_STATE", "no debug session"},
+	"debug.step_over":         {"TRANSACTION_STATE", "no debug session"},
+	"debug.step_in":           {"TRANSACTION_STATE", "no debug session"},
+	"debug.step_out":          {"TRANSACTION_STATE", "no debug session"},
+	"debug.threads":           {"TRANSACTION_STATE", "no debug session"},
+	"debug.stack":             {"TRANSACTION_STATE", "no debug session"},
+	"debug.scopes":            {"TRANSACTION_STATE", "no debug session"},
+	"debug.variables":         {"INVALID_INPUT", "reference is a positive number"},
+	"debug.evaluate":          {"INVALID_INPUT", "give an expression"},
+	"debug.output":            {"TRANSACTION_STATE", "no debug session"},
+	"debug.terminate":         {"TRANSACTION_STATE", "no debug session"},
 }
 
 func TestMCPCallsEveryAction(t *testing.T) {
