@@ -6,6 +6,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/broker"
 	"github.com/agentic-workspace/aw/engine/debug"
 	"github.com/agentic-workspace/aw/engine/dispatch"
+	"github.com/agentic-workspace/aw/engine/eval"
 	"github.com/agentic-workspace/aw/engine/lsp"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -48,7 +49,7 @@ func (a *app) brokerServeCmd() *cobra.Command {
 				}
 				return ws, err
 			}
-			services := map[string]broker.Service{"lsp": lsp.NewService(), "debug": debug.NewService()}
+			services := map[string]broker.Service{"lsp": lsp.NewService(), "debug": debug.NewService(), "eval": eval.NewService()}
 			if err := broker.Serve(a.root, open, services); err != nil {
 				a.io.Err.Write([]byte("aw broker: " + err.Error() + "\n"))
 				a.exitCode = ExitFailed

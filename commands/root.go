@@ -231,6 +231,7 @@ func (a *app) nouns() []noun {
 		{"lsp", "tools", a.lspCmd},
 		{"host", "tools", a.hostCmd},
 		{"debug", "tools", a.debugCmd},
+		{"eval", "tools", a.evalCmd},
 		{"broker", "human", a.brokerCmd},
 		{"serve", "human", a.serveCmd},
 		{"approval", "human", a.approvalCmd},
