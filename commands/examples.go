@@ -144,6 +144,7 @@ var examples = map[string][]string{
 	"debug evaluate":      {"aw debug evaluate 'len(items)'", "aw debug evaluate 'cfg.Name' --frame 1002"},
 	"debug output":        {"aw debug output", "aw debug output --since 4096"},
 	"debug terminate":     {"aw debug terminate"},
+	"eval":                {"aw eval 'rows = load(\"data.csv\")' --description 'load the sales rows'", "aw eval - --description 'plot latency by hour' < cell.py"},
 	"broker status":       {"aw broker status"},
 
 	"host ls":      {"aw host ls", "aw host ls notes/ --snapshot snapshot_01h..."},

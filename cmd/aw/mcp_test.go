@@ -368,6 +368,7 @@ var everyActionWant = map[string]struct{ code, key string }{
 	"debug.evaluate":          {"INVALID_INPUT", "give an expression"},
 	"debug.output":            {"TRANSACTION_STATE", "no debug session"},
 	"debug.terminate":         {"TRANSACTION_STATE", "no debug session"},
+	"eval.run":                {"INVALID_INPUT", "description is required"},
 }
 
 func TestMCPCallsEveryAction(t *testing.T) {
