@@ -1,5 +1,6 @@
 // Package broker is the per-workspace process that holds what must outlive
-// one aw call: language servers now, debug sessions and interpreters next.
+// one aw call: language servers, the debug session and the interpreters
+// of aw eval.
 // Each aw call is a new process and a language server takes seconds to
 // warm up, so the first call that needs one starts the broker (`aw broker
 // serve`, a detached aw) and every later call reaches it over a unix
