@@ -74,6 +74,10 @@ type Service interface {
 	Close()
 }
 
+// Served answers a call the broker makes back to the aw call it is
+// serving (a cell's bridged tool call), on the same connection.
+type Served func(ctx context.Context, method string, params json.RawMessage) (any, error)
+
 // Held is one resource a service holds, as status shows it.
 type Held struct {
 	Service    string `json:"service"` // filled by the broker

@@ -35,10 +35,6 @@ func Call(ctx context.Context, ws *workspace.Workspace, method string, params, r
 	return CallServing(ctx, ws, method, params, result, nil)
 }
 
-// Served answers a call the broker makes back to the aw call it is
-// serving (a cell's bridged tool call), on the same connection.
-type Served func(ctx context.Context, method string, params json.RawMessage) (any, error)
-
 // CallServing is Call on a connection over which the broker may call
 // back: serve answers those calls while this one is outstanding.
 func CallServing(ctx context.Context, ws *workspace.Workspace, method string, params, result any, serve Served) error {
