@@ -200,3 +200,39 @@ func TestEvalTimeout(t *testing.T) {
 		t.Fatalf("bridged sleep: %s", r.Stdout)
 	}
 }
+
+// TestEvalRichOutput: a pandas frame comes back as a table, a matplotlib
+// figure as a PNG artifact, and the IPython idioms run as plain code.
+func TestEvalRichOutput(t *testing.T) {
+	w := newEvalWS(t, "")
+	py := filepath.Join(filepath.SplitList(w.path)[0], "python3")
+	if exec.Command(py, "-c", "import pandas, matplotlib").Run() != nil {
+		testenv.Missing(t, "pandas and matplotlib", "scripts/test-deps installs them: apt-get install python3-pandas python3-matplotlib")
+	}
+	r := w.cell("import pandas as pd\ndf = pd.DataFrame({'a': [1, 2], 'b': ['x', 'y']})\ndf")
+	okEnv(t, r, "a frame")
+	if r.field(t, ".data.result.table") != true || !strings.Contains(r.field(t, ".data.result.data").(string), "0  1  x") {
+		t.Fatalf("a frame is not a table: %s", r.Stdout)
+	}
+	r = w.cell("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nNone")
+	okEnv(t, r, "a figure")
+	arts := r.field(t, ".artifacts").([]any)
+	if len(arts) != 1 {
+		t.Fatalf("no figure artifact: %s", r.Stdout)
+	}
+	png, err := os.ReadFile(filepath.Join(w.dir, arts[0].(map[string]any)["path"].(string)))
+	if err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
+		t.Fatalf("the artifact is not a PNG: %v", err)
+	}
+	os.Mkdir(filepath.Join(w.dir, "sub"), 0o755)
+	r = w.cell("%cd sub\nimport os\nos.path.basename(os.getcwd())")
+	okEnv(t, r, "%cd")
+	if r.field(t, ".data.result.data") != "'sub'" {
+		t.Fatalf("%%cd: %s", r.Stdout)
+	}
+	r = w.cell("%%timeit\nsum(range(100))")
+	okEnv(t, r, "%%timeit")
+	if !strings.Contains(r.field(t, ".data.stdout").(string), "per loop") {
+		t.Fatalf("%%%%timeit: %s", r.Stdout)
+	}
+}
