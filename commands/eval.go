@@ -34,8 +34,9 @@ func (a *app) evalCmd() *cobra.Command {
 		}
 	})
 	a.beforeDispatch(c, func(any) error { return stdinErr })
-	c.Long = `Run a Python cell in the workspace's persistent interpreter: variables,
-imports and loaded data survive between calls, like a notebook's.
+	c.Long = `Run a Python cell (or a JavaScript one: --language javascript, node) in the
+workspace's persistent interpreter: variables, imports and loaded data
+survive between calls, like a notebook's.
 
   aw eval 'import json; rows = json.load(open("data.json"))' --description 'load the rows'
   aw eval 'len(rows)' --description 'count the rows'            (the last expression is echoed)

@@ -117,7 +117,7 @@ func TestEvalRefusals(t *testing.T) {
 	wantCode(t, w.run(nil, "eval", "1"), "INVALID_INPUT") // no description
 	wantCode(t, w.run(nil, "eval", "--description", "nothing to run"), "INVALID_INPUT")
 	wantCode(t, w.cell("1", "--language", "ruby"), "INVALID_INPUT")
-	wantCode(t, w.cell("1", "--language", "javascript"), "TOOL_DISABLED")
+	wantCode(t, w.cell("1", "--language", "javascript"), "COMMAND_DENIED") // node is not allowed here
 	wantCode(t, w.cell("1", "--timeout", "9999"), "INVALID_INPUT")
 	wantCode(t, runAWEnv(t, w.dir, nil, []string{"PATH=" + w.path}, "--tier", "write", "eval", "1", "--description", "capped"), "TOOL_DISABLED")
 	denied := newEvalWS(t, `{"permissionMode": 2, "commands": {"allow": ["go"]}}`)
@@ -234,5 +234,43 @@ func TestEvalRichOutput(t *testing.T) {
 	okEnv(t, r, "%%timeit")
 	if !strings.Contains(r.field(t, ".data.stdout").(string), "per loop") {
 		t.Fatalf("%%%%timeit: %s", r.Stdout)
+	}
+}
+
+// TestEvalJavaScript: node cells keep their globals, echo the last
+// expression, capture console output, bridge tool() and report a thrown
+// error with the cell's frames; a cell silent past its budget is killed
+// (node cannot be interrupted mid-cell) and says its state is gone.
+func TestEvalJavaScript(t *testing.T) {
+	testenv.Need(t, "node", "scripts/test-deps installs it: apt-get install nodejs")
+	w := newEvalWS(t, `{"permissionMode": 2, "commands": {"allow": ["node"]}}`)
+	js := func(code string, more ...string) Result {
+		return w.cell(code, append([]string{"--language", "javascript"}, more...)...)
+	}
+	okEnv(t, js("let x = 41; var y = 1; function twice(a) { return a * 2 }"), "first cell")
+	r := js("console.log('hi', {a: 1}); twice(x) + y")
+	okEnv(t, r, "echo")
+	if r.field(t, ".data.result.data") != "83" || r.field(t, ".data.stdout") != "hi { a: 1 }\n" {
+		t.Fatalf("state or echo: %s", r.Stdout)
+	}
+	r = js("tool('read', {path: 'notes.txt'}).content.includes('beta')")
+	okEnv(t, r, "bridge")
+	if r.field(t, ".data.result.data") != "true" {
+		t.Fatalf("bridged read: %s", r.Stdout)
+	}
+	r = js("function g() { throw new TypeError('bad') }\ng()")
+	okEnv(t, r, "throw")
+	if r.field(t, ".data.error.ename") != "TypeError" || !strings.Contains(r.field(t, ".data.error.traceback").(string), "at g (<cell>:1:") {
+		t.Fatalf("thrown error: %s", r.Stdout)
+	}
+	r = js("while (true) {}", "--timeout", "1")
+	wantCode(t, r, "TIMEOUT")
+	if !strings.Contains(r.field(t, ".error.message").(string), "variables are gone") {
+		t.Fatalf("a killed interpreter must say its state is gone: %s", r.Stdout)
+	}
+	r = js("typeof x")
+	okEnv(t, r, "after the kill")
+	if r.field(t, ".data.result.data") != "'undefined'" || r.field(t, ".data.fresh") != true {
+		t.Fatalf("after the kill: %s", r.Stdout)
 	}
 }

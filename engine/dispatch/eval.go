@@ -11,8 +11,8 @@ import (
 )
 
 // Eval is workspace_eval: persistent interpreter cells held by the broker.
-var Eval = &Tool{Name: "workspace_eval", Noun: "eval", Short: "Persistent Python cells",
-	Use:     "Run Python the way a notebook does: variables, imports and loaded data survive between calls, the value of a last expression is echoed, display() works, a pandas frame comes back as a table and a matplotlib figure as a PNG artifact. Inside a cell, tool(name, args) calls this workspace's own tools (tool(\"read\", {\"path\": \"README.md\"}) returns the read's data) under the same rules as your calls; !cmd and %%bash lines run through the command policy like command run. Give a 5-10 word description. The cell is interrupted after 5 minutes without output (bridged calls do not count); reset starts clean. Gated like a command run.",
+var Eval = &Tool{Name: "workspace_eval", Noun: "eval", Short: "Persistent Python and JavaScript cells",
+	Use:     "Run Python (or JavaScript: language javascript) the way a notebook does: variables, imports and loaded data survive between calls, the value of a last expression is echoed, display() works, a pandas frame comes back as a table and a matplotlib figure as a PNG artifact. Inside a cell, tool(name, args) calls this workspace's own tools (tool(\"read\", {\"path\": \"README.md\"}) returns the read's data) under the same rules as your calls; !cmd and %%bash lines run through the command policy like command run. Give a 5-10 word description. The cell is interrupted after 5 minutes without output (bridged calls do not count); reset starts clean. Gated like a command run.",
 	Enabled: setting("commands.enabled", func(s *workspace.Settings) bool { return s.Commands.Enabled })}
 
 func evalActions() []*Action {

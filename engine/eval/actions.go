@@ -26,7 +26,14 @@
 //     TIMEOUT error.
 //   - tool() inside a cell cannot call eval or debug (the cell would wait
 //     on itself; a session is not parallel-safe).
-//   - JavaScript cells are not built yet: --language javascript says so.
+//   - JavaScript cells run in a vm context of one node (driver.js): var,
+//     let, const and functions persist; the last expression is the
+//     script's completion value. node runs a cell synchronously, so a
+//     JavaScript cell past its budget cannot be interrupted: it is killed
+//     (its state lost, and the envelope says so). A child process a
+//     JavaScript cell starts with inherited stdio writes into the
+//     protocol: at worst it ends its own cell early or asks for a tool
+//     call, which the gate still judges.
 package eval
 
 import (
@@ -78,8 +85,6 @@ func Run(ctx context.Context, ws *workspace.Workspace, req *Request, bridge Brid
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "no code: pass the cell as an argument, on stdin (aw eval - < cell.py) or as code in --input; --reset alone restarts the interpreter")
 	case strings.ContainsRune(req.Code, 0):
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "the cell contains a NUL byte; remove it")
-	case req.Language == "javascript":
-		return envelope.Envelope{}, envelope.Errorf(envelope.ToolDisabled, "aw eval runs Python cells; JavaScript cells are not built yet (run node through `aw command run` meanwhile)").With("language", "javascript")
 	}
 	limit := ws.Settings.Eval.TimeoutSeconds
 	budget := float64(limit)
@@ -89,9 +94,10 @@ func Run(ctx context.Context, ws *workspace.Workspace, req *Request, bridge Brid
 		}
 		budget = *req.TimeoutSeconds
 	}
-	argv := []string{"python3", "-u", "-c", "(the aw eval driver)"}
+	exe := interpreters[req.Language].Executable
+	argv := []string{exe, "(the aw eval driver)"}
 	if v := policy.Check(ws, policy.Request{Argv: argv}); !v.Allowed {
-		return envelope.Envelope{}, envelope.Errorf(envelope.CommandDenied, "eval runs python3, which the command policy refuses: %s", v.Message).With("reason", v.Reason).With("executable", "python3")
+		return envelope.Envelope{}, envelope.Errorf(envelope.CommandDenied, "%s cells run %s, which the command policy refuses: %s", req.Language, exe, v.Message).With("reason", v.Reason).With("executable", exe)
 	}
 	resume := map[string]any{"code": req.Code, "description": req.Description}
 	if req.Language != "python" {

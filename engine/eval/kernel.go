@@ -24,6 +24,19 @@ import (
 //go:embed driver.py
 var pythonDriver string
 
+//go:embed driver.js
+var javascriptDriver string
+
+// interpreters are the languages' executables and how each runs its
+// driver.
+var interpreters = map[string]struct {
+	Executable string
+	Args       func() []string
+}{
+	"python":     {"python3", func() []string { return []string{"-u", "-c", pythonDriver} }},
+	"javascript": {"node", func() []string { return []string{"-e", javascriptDriver} }},
+}
+
 // frame is one line of the driver protocol, either way.
 type frame struct {
 	Type     string          `json:"type"`
@@ -80,12 +93,13 @@ type kernel struct {
 // rules: the workspace read-write under the carve-outs) and waits for it
 // to say it is ready.
 func startKernel(ctx context.Context, ws *workspace.Workspace, language string) (*kernel, error) {
-	if language != "python" {
-		return nil, envelope.Errorf(envelope.ToolDisabled, "aw eval runs Python cells; JavaScript cells are not built yet (run node through `aw command run` meanwhile)")
+	in, ok := interpreters[language]
+	if !ok {
+		return nil, envelope.Errorf(envelope.InvalidInput, "aw eval has no %q interpreter", language)
 	}
-	bin, err := exec.LookPath("python3")
+	bin, err := exec.LookPath(in.Executable)
 	if err != nil {
-		return nil, envelope.Errorf(envelope.NotFound, "aw eval needs python3 on PATH: install Python 3")
+		return nil, envelope.Errorf(envelope.NotFound, "aw eval needs %s on PATH for %s cells: install it", in.Executable, language)
 	}
 	dir := ws.StatePath("eval")
 	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o700); err != nil {
@@ -99,7 +113,7 @@ func startKernel(ctx context.Context, ws *workspace.Workspace, language string) 
 		}
 	}
 	env = append(env, "TMPDIR="+filepath.Join(dir, "tmp"), "PYTHONUNBUFFERED=1", "MPLBACKEND=Agg", "PYTHONDONTWRITEBYTECODE=1")
-	argv := []string{bin, "-u", "-c", pythonDriver}
+	argv := append([]string{bin}, in.Args()...)
 	mode := sandbox.Mode(ws.Settings.Commands.Sandbox)
 	var p *sandbox.Policy
 	if mode != sandbox.Off {
@@ -127,7 +141,7 @@ func startKernel(ctx context.Context, ws *workspace.Workspace, language string) 
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, envelope.Errorf(envelope.Internal, "cannot start python3 for eval: %v", err)
+		return nil, envelope.Errorf(envelope.Internal, "cannot start %s for eval: %v", in.Executable, err)
 	}
 	k.pid = cmd.Process.Pid
 	go func() {
@@ -146,17 +160,17 @@ func startKernel(ctx context.Context, ws *workspace.Workspace, language string) 
 	case f := <-k.frames:
 		if f.Type != "ready" {
 			k.kill()
-			return nil, envelope.Errorf(envelope.Internal, "the python driver did not start: %s", k.stderr.String())
+			return nil, envelope.Errorf(envelope.Internal, "the %s driver did not start: %s", language, k.stderr.String())
 		}
 		k.version = f.Version
 	case <-k.exited:
-		return nil, envelope.Errorf(envelope.Internal, "python3 exited while starting: %s", k.stderr.String())
+		return nil, envelope.Errorf(envelope.Internal, "%s exited while starting: %s", in.Executable, k.stderr.String())
 	case <-ctx.Done():
 		k.kill()
-		return nil, envelope.Errorf(envelope.Timeout, "python3 did not start in time: %s", k.stderr.String())
+		return nil, envelope.Errorf(envelope.Timeout, "%s did not start in time: %s", in.Executable, k.stderr.String())
 	case <-time.After(30 * time.Second):
 		k.kill()
-		return nil, envelope.Errorf(envelope.Timeout, "python3 did not start within 30s: %s", k.stderr.String())
+		return nil, envelope.Errorf(envelope.Timeout, "%s did not start within 30s: %s", in.Executable, k.stderr.String())
 	}
 	return k, nil
 }
