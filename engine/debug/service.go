@@ -3,7 +3,6 @@ package debug
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/broker"
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/store"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -406,7 +406,7 @@ func attachTCP(ctx context.Context, ws *workspace.Workspace, id string, c launch
 	}
 	s := &session{id: id, adapter: c.Adapter, program: "127.0.0.1:" + port, args: []string{}, root: ws.Root, started: time.Now(), lastUsed: time.Now(),
 		ttl: time.Duration(c.TTL) * time.Second, state: Starting, changed: make(chan struct{}), initialized: make(chan struct{}),
-		exited: make(chan struct{}), stderr: &tail{max: 4000}}
+		exited: make(chan struct{}), stderr: &proc.Tail{Max: 4000}}
 	s.client = newClient(conn, conn, s.event)
 	go func() {
 		<-s.client.closed
@@ -514,4 +514,3 @@ func (v *Service) Close() {
 	}
 }
 
-var _ = fmt.Sprintf

@@ -18,6 +18,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/broker"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/policy"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -63,7 +64,7 @@ type session struct {
 	pid     int
 	client  *client
 	sandbox sandbox.Report
-	stderr  *tail
+	stderr  *proc.Tail
 
 	mu          sync.Mutex
 	state       string
@@ -104,7 +105,7 @@ func start(ctx context.Context, ws *workspace.Workspace, id string, c launchCall
 	}
 	s := &session{id: id, adapter: c.Adapter, program: c.Program, args: c.Args, root: ws.Root, started: time.Now(), lastUsed: time.Now(),
 		ttl: time.Duration(c.TTL) * time.Second, state: Starting, changed: make(chan struct{}), initialized: make(chan struct{}),
-		exited: make(chan struct{}), stderr: &tail{max: 4000}}
+		exited: make(chan struct{}), stderr: &proc.Tail{Max: 4000}}
 	sock := filepath.Join(dir, "dap.sock")
 	argv := append([]string(nil), c.Argv...)
 	if c.Transport == "socket" {
@@ -476,34 +477,4 @@ func adapterEnv(ws *workspace.Workspace, dir string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "TMPDIR="+filepath.Join(dir, "tmp"))
-}
-
-// tail keeps the last max bytes written (an adapter's stderr).
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if len(s) > 600 {
-		s = "…" + s[len(s)-600:]
-	}
-	if s == "" {
-		return "(nothing)"
-	}
-	return s
 }

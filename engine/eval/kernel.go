@@ -5,7 +5,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/broker"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/policy"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -79,7 +79,7 @@ type kernel struct {
 	inMu     sync.Mutex
 	frames   chan frame
 	exited   chan struct{}
-	stderr   *tail
+	stderr   *proc.Tail
 	sandbox  sandbox.Report
 	busy     sync.Mutex // one cell at a time
 	cells    int
@@ -129,7 +129,7 @@ func startKernel(ctx context.Context, ws *workspace.Workspace, language string) 
 		return nil, sandbox.Refusal(err, envelope.CommandDenied, "eval")
 	}
 	k := &kernel{language: language, started: time.Now(), lastUsed: time.Now(), frames: make(chan frame, 256), exited: make(chan struct{}),
-		stderr: &tail{max: 4000}, sandbox: rep, state: "ready"}
+		stderr: &proc.Tail{Max: 4000}, sandbox: rep, state: "ready"}
 	cmd := exec.Command(wrapped[0], wrapped[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stderr = ws.Root, env, k.stderr
 	ownGroup(cmd)
@@ -345,31 +345,3 @@ type toolCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// tail keeps the last max bytes written (an interpreter's stderr).
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if s == "" {
-		return "(nothing on stderr)"
-	}
-	return envelope.Clip(s, 600)
-}
-
-var _ = fmt.Sprintf
