@@ -4,7 +4,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentic-workspace/aw/engine/broker"
+	"github.com/agentic-workspace/aw/engine/debug"
 	"github.com/agentic-workspace/aw/engine/dispatch"
+	"github.com/agentic-workspace/aw/engine/eval"
 	"github.com/agentic-workspace/aw/engine/lsp"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -14,7 +16,8 @@ func (a *app) brokerCmd() *cobra.Command {
 		Use:   "broker",
 		Short: dispatch.Broker.Short,
 		Long: `The broker is one background aw process per workspace that keeps what must
-outlive a single call warm: language servers (aw lsp). The first call that
+outlive a single call warm: language servers (aw lsp), the debug session
+(aw debug) and the interpreters of aw eval. The first call that
 needs it starts it; later calls reach it over a private unix socket. It
 exits by itself after broker.idleSeconds (600) without a call, when its
 record under .agentic/broker/ or the workspace's .agentic/ is removed, or
@@ -46,7 +49,7 @@ func (a *app) brokerServeCmd() *cobra.Command {
 				}
 				return ws, err
 			}
-			services := map[string]broker.Service{"lsp": lsp.NewService()}
+			services := map[string]broker.Service{"lsp": lsp.NewService(), "debug": debug.NewService(), "eval": eval.NewService()}
 			if err := broker.Serve(a.root, open, services); err != nil {
 				a.io.Err.Write([]byte("aw broker: " + err.Error() + "\n"))
 				a.exitCode = ExitFailed

@@ -230,6 +230,8 @@ func (a *app) nouns() []noun {
 		{"ask", "tools", a.askCmd},
 		{"lsp", "tools", a.lspCmd},
 		{"host", "tools", a.hostCmd},
+		{"debug", "tools", a.debugCmd},
+		{"eval", "tools", a.evalCmd},
 		{"broker", "human", a.brokerCmd},
 		{"serve", "human", a.serveCmd},
 		{"approval", "human", a.approvalCmd},

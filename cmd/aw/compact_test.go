@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -185,7 +186,7 @@ func everyOperation(t testing.TB) map[string][]byte {
 	for op, raw := range out {
 		norm[op] = normalize(raw, root)
 	}
-	for _, more := range []func(testing.TB) map[string][]byte{vcsOperations, researchOperations, browserOperations, agentOperations, askOperations, lspOperations} {
+	for _, more := range []func(testing.TB) map[string][]byte{vcsOperations, researchOperations, browserOperations, agentOperations, askOperations, lspOperations, debugOperations} {
 		for op, raw := range more(t) {
 			if _, ok := norm[op]; !ok {
 				norm[op] = raw
@@ -288,6 +289,41 @@ func lspOperations(t testing.TB) map[string][]byte {
 	c.call("broker", `{"action":"status"}`)
 	c.call("workspace_lsp", `{"action":"reload"}`)
 	c.call("broker", `{"action":"stop"}`)
+	return c.out
+}
+
+// debugOperations: a delve session through every debug action, and an
+// eval cell.
+func debugOperations(t testing.TB) map[string][]byte {
+	needDlv(t)
+	dir := goDebugWorkspace(t, `{"permissionMode": 2, "commands": {"allow": ["go", "dlv", "python3"]}}`)
+	c := newCaller(t, dir)
+	c.env = append(cacheEnv(), "PATH="+evalPath(t))
+	c.call("workspace_debug", `{"action":"adapters"}`)
+	c.call("workspace_debug", `{"action":"breakpoints","file":"main.go","lines":[6]}`)
+	c.call("workspace_debug", `{"action":"launch","program":".","wait_seconds":120}`)
+	c.call("workspace_debug", `{"action":"status"}`)
+	c.call("workspace_debug", `{"action":"threads"}`)
+	c.call("workspace_debug", `{"action":"stack"}`)
+	c.call("workspace_debug", `{"action":"scopes","frame_id":1000}`)
+	c.call("workspace_debug", `{"action":"variables","reference":1000}`)
+	c.call("workspace_debug", `{"action":"evaluate","expression":"a+b"}`)
+	c.call("workspace_debug", `{"action":"step_over"}`)
+	c.call("workspace_debug", `{"action":"step_in"}`)
+	c.call("workspace_debug", `{"action":"step_out"}`)
+	c.call("workspace_debug", `{"action":"pause"}`)
+	c.call("workspace_debug", `{"action":"continue"}`)
+	c.call("workspace_debug", `{"action":"output"}`)
+	c.call("workspace_debug", `{"action":"attach","port":9}`)
+	c.call("workspace_debug", `{"action":"terminate"}`)
+	c.call("workspace_eval", `{"action":"run","code":"1+1","description":"a trivial cell"}`)
+	// The adapter's path and the sandbox's caches live under the home.
+	if u, err := user.Current(); err == nil && u.HomeDir != "/" {
+		home := u.HomeDir
+		for op, raw := range c.out {
+			c.out[op] = bytes.ReplaceAll(raw, []byte(home+"/"), []byte("/home/user/"))
+		}
+	}
 	return c.out
 }
 

@@ -36,7 +36,7 @@ func StatusAction(ctx context.Context, ws *workspace.Workspace, _ *StatusRequest
 	}
 	var env envelope.Envelope
 	if !running {
-		env = envelope.New("", "broker is not running (the next call that needs a language server starts it)", st)
+		env = envelope.New("", "broker is not running (the next call that needs a language server, the debugger or eval starts it)", st)
 		env.Fact("broker: not running")
 		return env, nil
 	}

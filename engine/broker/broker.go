@@ -1,5 +1,6 @@
 // Package broker is the per-workspace process that holds what must outlive
-// one aw call: language servers now, debug sessions and interpreters next.
+// one aw call: language servers, the debug session and the interpreters
+// of aw eval.
 // Each aw call is a new process and a language server takes seconds to
 // warm up, so the first call that needs one starts the broker (`aw broker
 // serve`, a detached aw) and every later call reaches it over a unix
@@ -72,6 +73,10 @@ type Service interface {
 	// Close ends everything the service holds.
 	Close()
 }
+
+// Served answers a call the broker makes back to the aw call it is
+// serving (a cell's bridged tool call), on the same connection.
+type Served func(ctx context.Context, method string, params json.RawMessage) (any, error)
 
 // Held is one resource a service holds, as status shows it.
 type Held struct {

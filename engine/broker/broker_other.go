@@ -23,6 +23,14 @@ func Call(ctx context.Context, ws *workspace.Workspace, method string, params, r
 	return unsupported()
 }
 
+// CallServing is not available on this platform.
+func CallServing(ctx context.Context, ws *workspace.Workspace, method string, params, result any, serve Served) error {
+	return unsupported()
+}
+
+// CallBack is not available on this platform.
+func CallBack(ctx context.Context, method string, params, result any) error { return unsupported() }
+
 // Query is not available on this platform: no broker runs.
 func Query(ctx context.Context, ws *workspace.Workspace, method string, params, result any) (bool, error) {
 	return false, nil

@@ -32,12 +32,46 @@ const startTimeout = 15 * time.Second
 // one when none runs or the running one is of another build, and decodes
 // the result into result.
 func Call(ctx context.Context, ws *workspace.Workspace, method string, params, result any) error {
+	return CallServing(ctx, ws, method, params, result, nil)
+}
+
+// CallServing is Call on a connection over which the broker may call
+// back: serve answers those calls while this one is outstanding.
+func CallServing(ctx context.Context, ws *workspace.Workspace, method string, params, result any, serve Served) error {
 	conn, err := connect(ctx, ws, true)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	return call(ctx, conn, method, params, result)
+	if serve == nil {
+		return call(ctx, conn, method, params, result)
+	}
+	// The handshake's connection has no handler: a second one carries
+	// the call and its callbacks.
+	conn.Close()
+	sock, err := SocketPath(ws.Root, os.Getenv)
+	if err != nil {
+		return envelope.Errorf(envelope.Internal, "%v", err)
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return envelope.Errorf(envelope.Internal, "could not reach the workspace's broker at %s: %v", sock, err)
+	}
+	h := jsonrpc2.HandlerWithError(func(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+		var p json.RawMessage
+		if req.Params != nil {
+			p = *req.Params
+		}
+		out, err := serve(ctx, req.Method, p)
+		if err != nil {
+			return nil, wireError(err)
+		}
+		return out, nil
+	})
+	served := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(c, jsonrpc2.PlainObjectCodec{}), jsonrpc2.AsyncHandler(h))
+	defer served.Close()
+	return call(ctx, served, method, params, result)
 }
 
 // Query is Call on a broker that already runs; it never starts one.
@@ -252,7 +286,20 @@ func Processes(ws *workspace.Workspace) []proc.Owned {
 	if err != nil || !proc.Alive(rec.Pid, rec.Start) {
 		return nil
 	}
-	return []proc.Owned{{Kind: "broker", ID: "broker", Pid: rec.Pid, AgeSeconds: int64(time.Since(rec.StartedAt) / time.Second)}}
+	out := []proc.Owned{{Kind: "broker", ID: "broker", Pid: rec.Pid, AgeSeconds: int64(time.Since(rec.StartedAt) / time.Second)}}
+	// What it holds (language servers, a debug adapter, interpreters),
+	// each named service-kind.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var st Status
+	if ok, err := Query(ctx, ws, "broker.status", nil, &st); ok && err == nil {
+		for _, h := range st.Held {
+			if h.Pid > 0 {
+				out = append(out, proc.Owned{Kind: h.Service + "-" + h.Kind, ID: h.Key, Pid: h.Pid, AgeSeconds: h.AgeSeconds})
+			}
+		}
+	}
+	return out
 }
 
 // EndStale ends broker processes of this workspace that its record does

@@ -149,7 +149,7 @@ func (h *host) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	if req.Params != nil {
 		params = *req.Params
 	}
-	result, err := h.call(ctx, req.Method, params)
+	result, err := h.call(context.WithValue(ctx, callerKey{}, conn), req.Method, params)
 	if err != nil {
 		conn.ReplyWithError(ctx, req.ID, wireError(err))
 		return
@@ -158,6 +158,18 @@ func (h *host) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	if req.Method == "broker.stop" {
 		h.shutdown()
 	}
+}
+
+type callerKey struct{}
+
+// CallBack calls the aw call being served (over its own connection, when
+// it came with CallServing) and decodes the answer into result.
+func CallBack(ctx context.Context, method string, params, result any) error {
+	conn, _ := ctx.Value(callerKey{}).(*jsonrpc2.Conn)
+	if conn == nil {
+		return envelope.Errorf(envelope.Internal, "no aw call to answer %s", method)
+	}
+	return call(ctx, conn, method, params, result)
 }
 
 func (h *host) call(ctx context.Context, method string, params json.RawMessage) (any, error) {

@@ -15,7 +15,7 @@ import (
 var (
 	LSP = &Tool{Name: "workspace_lsp", Noun: "lsp", Short: "Language-server queries and project-wide rename", Use: "Ask the project's language server (gopls, pyright, typescript-language-server, clangd) instead of guessing from text: where a symbol is defined, every reference, its type and doc comment, the file's or workspace's symbols, the diagnostics of a file. A position is a line plus the symbol's text on that line, never a column. rename returns a planned transaction to review and commit with workspace_edit. Edits and commands already fold the diagnostics they newly introduced into their result."}
 	// Broker is aw's own noun: the process that keeps servers warm.
-	Broker = &Tool{Noun: "broker", Short: "The workspace's broker of long-lived processes (language servers)"}
+	Broker = &Tool{Noun: "broker", Short: "The workspace's broker of long-lived processes (language servers, debug sessions, interpreters)"}
 )
 
 // Queries are read tier and never gated: the server runs in the OS

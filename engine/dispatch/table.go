@@ -39,7 +39,7 @@ var (
 // Table returns every action, tool by tool.
 func Table() []*Action {
 	tableOnce.Do(func() {
-		for _, rows := range [][]*Action{inspectActions(), editActions(), notesActions(), configActions(), approvalActions(), planActions(), tasksActions(), researchActions(), vcsActions(), githubActions(), commandActions(), policyActions(), browserActions(), agentActions(), askActions(), storeActions(), astActions(), lspActions(), brokerActions(), hostActions()} {
+		for _, rows := range [][]*Action{inspectActions(), editActions(), notesActions(), configActions(), approvalActions(), planActions(), tasksActions(), researchActions(), vcsActions(), githubActions(), commandActions(), policyActions(), browserActions(), agentActions(), askActions(), storeActions(), astActions(), lspActions(), brokerActions(), hostActions(), debugActions(), evalActions()} {
 			table = append(table, rows...)
 		}
 	})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/broker"
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/sandbox"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
@@ -36,7 +37,7 @@ type server struct {
 	pid      int
 	cmd      *exec.Cmd
 	conn     *jsonrpc2.Conn
-	stderr   *tailBuffer
+	stderr   *proc.Tail
 	pull     bool // the server answers textDocument/diagnostic
 	docs     map[string]*document
 	diags    map[string]published
@@ -65,7 +66,7 @@ type published struct {
 func startServer(ws *workspace.Workspace, cfg workspace.LSPServer, root string) *server {
 	s := &server{cfg: cfg, root: root, key: rel(ws.Root, root), started: time.Now(), lastUsed: time.Now(), state: "starting",
 		docs: map[string]*document{}, diags: map[string]published{}, changed: make(chan struct{}),
-		ready: make(chan struct{}), exited: make(chan struct{}), stderr: &tailBuffer{max: 4000}}
+		ready: make(chan struct{}), exited: make(chan struct{}), stderr: &proc.Tail{Max: 4000}}
 	if err := s.launch(ws); err != nil {
 		s.fail(err)
 		close(s.exited)
@@ -448,34 +449,4 @@ func languageID(path string) string {
 	default:
 		return "cpp"
 	}
-}
-
-// tailBuffer keeps the last max bytes written (a server's stderr).
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if len(s) > 600 {
-		s = "…" + s[len(s)-600:]
-	}
-	if s == "" {
-		return "(nothing)"
-	}
-	return s
 }

@@ -118,6 +118,12 @@ type Settings struct {
 		URL      string `json:"url" doc:"base URL of the host.workspace server (aw serve) that aw host talks to; the token is sent to this URL only"`
 		TokenEnv string `json:"tokenEnv" doc:"environment variable holding the bearer token for host.url (made with aw serve token add)"`
 	} `json:"host"`
+	Debug struct {
+		TTLSeconds int `json:"ttlSeconds" doc:"seconds a debug session may live before it is ended (at most 1800)"`
+	} `json:"debug"`
+	Eval struct {
+		TimeoutSeconds int `json:"timeoutSeconds" doc:"seconds an eval cell may go without output before it is interrupted (at most 3600; bridged tool calls do not count)"`
+	} `json:"eval"`
 	LSP struct {
 		Servers            []LSPServer `json:"servers" doc:"language servers besides the built-in ones (gopls, pyright-langserver or pylsp, typescript-language-server, clangd); one with a built-in name replaces it"`
 		DiagnosticsOnWrite bool        `json:"diagnosticsOnWrite" doc:"fold the diagnostics an edit commit or a command newly introduced into its result"`
@@ -178,6 +184,8 @@ func Defaults() Settings {
 	s.Edit.MaxTransactionBytes = 256 << 20
 	s.Broker.IdleSeconds = 600
 	s.Host.TokenEnv = "AW_HOST_TOKEN"
+	s.Debug.TTLSeconds = 1800
+	s.Eval.TimeoutSeconds = 300
 	s.LSP.Servers = []LSPServer{}
 	s.LSP.DiagnosticsOnWrite = true
 	s.LSP.DiagnosticsWaitMs = 5000
@@ -357,6 +365,10 @@ func (s *Settings) Validate() error {
 		return bad("browser.maxSessions", "at least 1", s.Browser.MaxSessions)
 	case s.Broker.IdleSeconds < 1:
 		return bad("broker.idleSeconds", "at least 1", s.Broker.IdleSeconds)
+	case s.Debug.TTLSeconds < 1 || s.Debug.TTLSeconds > 1800:
+		return bad("debug.ttlSeconds", "1 to 1800", s.Debug.TTLSeconds)
+	case s.Eval.TimeoutSeconds < 1 || s.Eval.TimeoutSeconds > 3600:
+		return bad("eval.timeoutSeconds", "1 to 3600", s.Eval.TimeoutSeconds)
 	case s.LSP.DiagnosticsWaitMs < 0 || s.LSP.DiagnosticsWaitMs > 60000:
 		return bad("lsp.diagnosticsWaitMs", "0 to 60000", s.LSP.DiagnosticsWaitMs)
 	case s.Edit.MaxTransactionBytes < 1<<16:

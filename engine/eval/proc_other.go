@@ -1,0 +1,9 @@
+//go:build !unix
+
+package eval
+
+import "os/exec"
+
+func ownGroup(*exec.Cmd) {}
+
+func killGroup(int) {}
