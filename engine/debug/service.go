@@ -513,4 +513,3 @@ func (v *Service) Close() {
 		s.end(Ended)
 	}
 }
-

@@ -344,4 +344,3 @@ type toolCall struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
 }
-

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/inspect"
@@ -214,9 +213,7 @@ func entryOf(rel string, fi fs.FileInfo) fileEntry {
 	e := fileEntry{path: rel}
 	if fi != nil {
 		e.size, e.mtime = fi.Size(), fi.ModTime().UnixNano()
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			e.ino = uint64(st.Ino)
-		}
+		e.ino = inode(fi)
 	}
 	return e
 }
