@@ -105,6 +105,18 @@ func TestParseValueKinds(t *testing.T) {
 			t.Errorf("%s %q: %#v %v, want %#v", tc.key, tc.raw, got, err, tc.want)
 		}
 	}
+	// A list of richer values reads as its own type, never as strings.
+	k, _ := LookupKey("commands.denyPatterns")
+	for _, raw := range []string{`["git push --force"]`, `null`} {
+		got, err := ParseValue(k, raw)
+		v := reflect.ValueOf(got)
+		if err != nil || v.Type() != k.typ || v.IsNil() {
+			t.Errorf("commands.denyPatterns %s: %#v %v", raw, got, err)
+		}
+	}
+	if _, err := ParseValue(k, `{"not": "a list"}`); envelope.CodeOf(err) != envelope.InvalidInput {
+		t.Errorf("commands.denyPatterns from an object: %v", err)
+	}
 	for key, raw := range map[string]string{"maxToolResultChars": "many", "tasks.enabled": "perhaps", "denyPaths": "a,b"} {
 		k, _ := LookupKey(key)
 		if _, err := ParseValue(k, raw); envelope.CodeOf(err) != envelope.InvalidInput || !strings.Contains(err.Error(), key) {
