@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
 // A link's own path is judged like a file's: in a subdirectory it keeps
@@ -23,9 +24,18 @@ func TestResolveLinkRules(t *testing.T) {
 		t.Fatalf("top: %+v %v", jp, err)
 	}
 	for _, rel := range []string{".git/hooks-link", ".env.link", ".agentic/l"} {
-		if _, err := resolveLink(ws, rel); err == nil {
+		_, err := resolveLink(ws, rel)
+		if err == nil {
 			t.Errorf("%s: a link there was allowed", rel)
+			continue
 		}
+		// The refusal is the jail's own, as for a file there.
+		if _, want := ws.Jail.Resolve(rel, workspace.Write); want != nil && envelope.CodeOf(err) != envelope.CodeOf(want) {
+			t.Errorf("%s: refused with %s, a file there with %s", rel, envelope.CodeOf(err), envelope.CodeOf(want))
+		}
+	}
+	if _, err := resolveLink(ws, ".env.link"); envelope.CodeOf(err) == envelope.ProtectedPath {
+		t.Errorf("a denied name is reported as protected: %v", err)
 	}
 }
 
@@ -130,7 +140,7 @@ func TestPlanRestoreRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tx := status(t, ws, restoreTx(t, env)); !tx.Destructive || !strings.Contains(strings.Join(tx.DestructiveReasons, ";"), "job_x") {
-		t.Errorf("forced restore: destructive %v %v", tx.Destructive, tx.DestructiveReasons)
+	if tx := status(t, ws, restoreTx(t, env)); !tx.Destructive || !strings.Contains(strings.Join(tx.DestructiveReasons, ";"), "job_x") || len(tx.Operations) != 1 || tx.Operations[0].Path != "a" {
+		t.Errorf("forced restore: destructive %v %v, operations %+v", tx.Destructive, tx.DestructiveReasons, tx.Operations)
 	}
 }
