@@ -52,6 +52,7 @@ var hostileFamilies = []tcase{
 	{sh: true, line: "cat '.e'nv*", reason: PathEscape, setup: noDeny},
 	{sh: true, line: "cat *.md", setup: noDeny},
 	{sh: true, line: "cat 'R*'", setup: noDeny},
+	{sh: true, line: "cat '.e['*", setup: noDeny}, // the quoted [ is literal: .e\[* matches nothing, not .env
 	{sh: true, line: "cd sub && cat ../.e*", reason: PathEscape, setup: noDeny},
 	// a protected working directory: programs write into their cwd
 	{sh: true, line: "cd .git/hooks && nohup ls", reason: PathEscape},
