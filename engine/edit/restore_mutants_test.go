@@ -2,6 +2,7 @@ package edit
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +143,57 @@ func TestPlanRestoreRules(t *testing.T) {
 	}
 	if tx := status(t, ws, restoreTx(t, env)); !tx.Destructive || !strings.Contains(strings.Join(tx.DestructiveReasons, ";"), "job_x") || len(tx.Operations) != 1 || tx.Operations[0].Path != "a" {
 		t.Errorf("forced restore: destructive %v %v, operations %+v", tx.Destructive, tx.DestructiveReasons, tx.Operations)
+	}
+}
+
+// mkdir over a file is a conflict, over a directory a no-op; a file over
+// the size limit is refused before it is read.
+func TestPlannerTargetsOnDisk(t *testing.T) {
+	if err := planErr(t, map[string]string{"f": "x\n"}, `[{"type":"mkdir","path":"f"}]`); envelope.CodeOf(err) != envelope.EditConflict {
+		t.Errorf("mkdir over a file: %v", err)
+	}
+	p := plannedP(t, map[string]string{"d/": ""}, `[{"type":"mkdir","path":"d"},{"type":"create","path":"d/n","content":"n\n"}]`)
+	if planned(t, p, "d/n") != "n\n" {
+		t.Error("mkdir of an existing directory stopped the plan")
+	}
+	ws := planWS(t, nil)
+	big := filepath.Join(ws.Root, "big")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxFileBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	err := newPlanner(ws).apply(ops(t, `[{"type":"replace","path":"big","search":"a","replacement":"b"}]`))
+	if envelope.CodeOf(err) != envelope.InvalidInput || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("a file over the limit: %v", err)
+	}
+	os.Truncate(big, MaxFileBytes)
+	if err := newPlanner(ws).apply(ops(t, `[{"type":"replace","path":"big","search":"a","replacement":"b"}]`)); strings.Contains(fmt.Sprint(err), "limit") {
+		t.Errorf("a file at the limit was refused for its size: %v", err)
+	}
+}
+
+// Rolling back a restore that removed directories leaves one whose path
+// now leads elsewhere alone, and says so.
+func TestRestoreDirectoryRollbackLeavesRedirectedPathAlone(t *testing.T) {
+	ws := planWS(t, map[string]string{"gone/": "", "kept/f": "f\n"})
+	env, err := PlanRestore(ws, "test", []Restoration{{Path: "gone", Dir: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := restoreTx(t, env)
+	if _, err := Commit(context.Background(), ws, &TxRequest{TransactionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("kept", filepath.Join(ws.Root, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Rollback(context.Background(), ws, &RollbackRequest{TransactionID: id})
+	if err == nil || !strings.Contains(err.Error(), "no longer resolves inside the workspace") {
+		t.Errorf("rollback over a redirected directory: %v", err)
+	}
+	if target, _ := os.Readlink(filepath.Join(ws.Root, "gone")); target != "kept" {
+		t.Errorf("the link was replaced: %q", target)
 	}
 }
