@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // A link's own path is judged like a file's: in a subdirectory it keeps
@@ -195,5 +197,37 @@ func TestRestoreDirectoryRollbackLeavesRedirectedPathAlone(t *testing.T) {
 	}
 	if target, _ := os.Readlink(filepath.Join(ws.Root, "gone")); target != "kept" {
 		t.Errorf("the link was replaced: %q", target)
+	}
+}
+
+// A rollback that cannot make a directory again or remove a file it made
+// (an immutable directory stops even root) names each failure.
+func TestRestoreRollbackNamesWhatItCannotPutBack(t *testing.T) {
+	ws := planWS(t, map[string]string{"p/gone/": ""})
+	env, err := PlanRestore(ws, "test", []Restoration{
+		{Path: "p/gone", Dir: true},
+		{Path: "p/new", Exists: true, Content: []byte("n\n"), Mode: 0o644},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := restoreTx(t, env)
+	if _, err := Commit(context.Background(), ws, &TxRequest{TransactionID: id}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(ws.Root, "p")
+	if os.Geteuid() == 0 {
+		chattr := testenv.Need(t, "chattr", "apt-get install e2fsprogs (root needs chattr +i to make a directory unwritable)")
+		if out, err := exec.Command(chattr, "+i", p).CombinedOutput(); err != nil {
+			testenv.Missing(t, fmt.Sprintf("an immutable attribute (chattr +i failed: %v: %s)", err, out), "run the tests on ext4, xfs or btrfs, or as a user other than root")
+		}
+		defer exec.Command(chattr, "-i", p).Run()
+	} else {
+		os.Chmod(p, 0o555)
+		defer os.Chmod(p, 0o755)
+	}
+	_, err = Rollback(context.Background(), ws, &RollbackRequest{TransactionID: id})
+	if err == nil || !strings.Contains(err.Error(), "p/gone: ") || !strings.Contains(err.Error(), "p/new: ") {
+		t.Errorf("rollback into an immutable directory: %v", err)
 	}
 }
