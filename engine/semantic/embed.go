@@ -226,14 +226,17 @@ func loadVectors(ws *workspace.Workspace) map[[16]byte][]float32 {
 	if err != nil || len(b) < 8 || string(b[:8]) != vectorsMagic {
 		return out
 	}
-	r := reader{b: b[8:]}
-	n := r.uvarint()
-	for i := uint64(0); i < n && r.err == nil; i++ {
+	r := store.NewDecoder(b[8:], errCorrupt)
+	n := r.Uvarint()
+	for i := uint64(0); i < n && r.Err() == nil; i++ {
 		var k [16]byte
-		copy(k[:], r.bytes(16))
-		dim := r.uvarint()
-		raw := r.bytes(dim * 4)
-		if r.err != nil {
+		copy(k[:], r.Bytes(16))
+		dim := r.Uvarint()
+		if dim > uint64(r.Len()/4) { // also keeps dim*4 from wrapping
+			return map[[16]byte][]float32{}
+		}
+		raw := r.Bytes(dim * 4)
+		if r.Err() != nil {
 			return map[[16]byte][]float32{}
 		}
 		v := make([]float32, dim)

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/agentic-workspace/aw/engine/store"
 )
 
 // formatVersion is the version of the manifest and segment layouts, and of
@@ -84,66 +86,28 @@ func decodeManifest(b []byte) (*manifest, error) {
 	if crc32.Checksum(b[16:], crcTable) != binary.LittleEndian.Uint32(b[12:]) {
 		return nil, fmt.Errorf("%w: the manifest checksum does not match", errCorrupt)
 	}
-	r := reader{b: b[16:]}
-	m := &manifest{base: r.str(), builtAt: r.varint(), nextSeg: uint32(r.uvarint())}
-	ns := r.uvarint()
+	r := store.NewDecoder(b[16:], errCorrupt)
+	m := &manifest{base: r.String(), builtAt: r.Varint(), nextSeg: uint32(r.Uvarint())}
+	ns := r.Uvarint()
 	if ns > 2 {
 		return nil, fmt.Errorf("%w: %d segments", errCorrupt, ns)
 	}
 	for i := uint64(0); i < ns; i++ {
-		m.segments = append(m.segments, uint32(r.uvarint()))
+		m.segments = append(m.segments, uint32(r.Uvarint()))
 	}
-	nf := r.uvarint()
+	nf := r.Uvarint()
 	if nf > uint64(len(b)) {
 		return nil, fmt.Errorf("%w: file count", errCorrupt)
 	}
 	m.files = make(map[string]*fileEntry, nf)
-	for i := uint64(0); i < nf && r.err == nil; i++ {
-		f := &fileEntry{path: r.str(), size: r.varint(), mtime: r.varint(), ino: r.uvarint()}
-		copy(f.hash[:], r.bytes(16))
-		f.seg, f.chunks = uint32(r.uvarint()), uint32(r.uvarint())
+	for i := uint64(0); i < nf && r.Err() == nil; i++ {
+		f := &fileEntry{path: r.String(), size: r.Varint(), mtime: r.Varint(), ino: r.Uvarint()}
+		copy(f.hash[:], r.Bytes(16))
+		f.seg, f.chunks = uint32(r.Uvarint()), uint32(r.Uvarint())
 		m.files[f.path] = f
 	}
-	if r.err != nil || len(r.b) != 0 {
+	if r.Err() != nil || r.Len() != 0 {
 		return nil, fmt.Errorf("%w: the manifest is truncated or has trailing data", errCorrupt)
 	}
 	return m, nil
 }
-
-// reader decodes varints and strings, remembering the first error.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err, r.b = errCorrupt, nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err, r.b = errCorrupt, nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) bytes(n uint64) []byte {
-	if n > uint64(len(r.b)) {
-		r.err, r.b = errCorrupt, nil
-		return make([]byte, n&0xffff)
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *reader) str() string { return string(r.bytes(r.uvarint())) }

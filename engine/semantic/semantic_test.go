@@ -1,12 +1,15 @@
 package semantic
 
 import (
+	"encoding/binary"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
 func words(s string) []string {
@@ -187,5 +190,30 @@ func TestTruncatedMappingFaultIsRecovered(t *testing.T) {
 	}
 	if guarded(func() { sum++ }) {
 		t.Error("a read that cannot fault was reported as one")
+	}
+}
+
+// A damaged vectors cache is dropped, never trusted: a dimension that
+// would overflow its byte count, or more than the file holds, reads as an
+// empty cache.
+func TestDamagedVectorsCacheIsDropped(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".agentic"), 0o755)
+	ws, err := workspace.Open(workspace.Options{Root: root, Tier: workspace.TierExec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(indexPath(ws, vectorsName)), 0o755)
+	for _, dim := range []uint64{1<<62 + 1, 1000} {
+		rec := binary.AppendUvarint([]byte(vectorsMagic), 1)
+		rec = append(rec, make([]byte, 16)...)
+		rec = binary.AppendUvarint(rec, dim)
+		rec = append(rec, 0, 0, 0, 0)
+		if err := os.WriteFile(indexPath(ws, vectorsName), rec, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := loadVectors(ws); len(got) != 0 {
+			t.Errorf("dim %d: %d vectors read from a damaged cache", dim, len(got))
+		}
 	}
 }

@@ -124,12 +124,12 @@ func decode(b []byte) (*Manifest, error) {
 	if sha256.Sum256(body) != [32]byte(b[len(b)-32:]) {
 		return nil, errCorrupt
 	}
-	r := reader{b: body[len(magic):]}
-	m := &Manifest{Taken: time.Unix(0, r.varint())}
-	m.Unkept = int(r.uvarint())
-	m.Racy = int(r.uvarint())
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
+	r := store.NewDecoder(body[len(magic):], errCorrupt)
+	m := &Manifest{Taken: time.Unix(0, r.Varint())}
+	m.Unkept = int(r.Uvarint())
+	m.Racy = int(r.Uvarint())
+	n := r.Uvarint()
+	if n > uint64(r.Len()) {
 		return nil, errCorrupt
 	}
 	ents := make([]Entry, n)
@@ -137,39 +137,39 @@ func decode(b []byte) (*Manifest, error) {
 	var arena []byte
 	last := 0 // where the previous path starts in arena
 	for i := range ents {
-		if r.err != nil {
+		if r.Err() != nil {
 			break
 		}
-		shared := int(r.uvarint())
+		shared := int(r.Uvarint())
 		if prev := len(arena) - last; shared > prev {
 			return nil, errCorrupt
 		}
 		start := len(arena)
 		arena = append(arena, arena[last:last+shared]...)
-		arena = append(arena, r.bytes(int(r.uvarint()))...)
+		arena = append(arena, r.Bytes(r.Uvarint())...)
 		last, ends[i] = start, len(arena)
 		e := &ents[i]
-		flags := r.bytes(1)
+		flags := r.Bytes(1)
 		if len(flags) != 1 {
 			break
 		}
 		e.Kept, e.Racy = flags[0]&flagKept != 0, flags[0]&flagRacy != 0
-		e.Mode = fs.FileMode(r.uvarint())
+		e.Mode = fs.FileMode(r.Uvarint())
 		if e.Mode.IsDir() {
 			continue
 		}
-		e.Size = r.varint()
-		e.Mtime = r.varint()
-		e.Ctime = r.varint()
-		e.Ino = r.uvarint()
+		e.Size = r.Varint()
+		e.Mtime = r.Varint()
+		e.Ctime = r.Varint()
+		e.Ino = r.Uvarint()
 		if flags[0]&flagSum != 0 {
-			copy(e.Sum[:], r.bytes(32))
+			copy(e.Sum[:], r.Bytes(32))
 		}
 		if flags[0]&flagLink != 0 {
-			e.Link = r.string()
+			e.Link = r.String()
 		}
 	}
-	if r.err != nil || len(r.b) != 0 {
+	if r.Err() != nil || r.Len() != 0 {
 		return nil, errCorrupt
 	}
 	paths := string(arena)
@@ -183,47 +183,3 @@ func decode(b []byte) (*Manifest, error) {
 	return m, nil
 }
 
-// reader decodes the manifest; the first short read sets err.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err, r.b = errCorrupt, nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err, r.b = errCorrupt, nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) bytes(n int) []byte {
-	if n < 0 || n > len(r.b) {
-		r.err, r.b = errCorrupt, nil
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *reader) string() string {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.err, r.b = errCorrupt, nil
-		return ""
-	}
-	return string(r.bytes(int(n)))
-}
