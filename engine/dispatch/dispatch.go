@@ -32,6 +32,9 @@ type Action struct {
 	Tier  workspace.Tier // the least tier that may call it
 	Gate  string         // gate class: "" never gated; transaction, command, vcs, web, browser, agent
 	Human bool           // only a human may call it: the engine checks the caller
+	// AwaitsRun: the call can wait on a sub-agent's run, which may ask the
+	// human a question meanwhile (aw mcp then offers it through the client).
+	AwaitsRun bool
 	Short string         // one line for help text and schemas
 	// Effect is what the action can do besides reading (declared with
 	// Does); the MCP tool annotations are derived from it.
@@ -73,6 +76,12 @@ const (
 	// browser page, a process that may connect out).
 	Network
 )
+
+// Awaits marks a call that can wait on a run and returns the row.
+func (a *Action) Awaits() *Action {
+	a.AwaitsRun = true
+	return a
+}
 
 // Does declares the action's effects and returns the row.
 func (a *Action) Does(e Effect) *Action {

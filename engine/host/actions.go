@@ -101,17 +101,22 @@ func needPath(p string) error {
 	return nil
 }
 
-func callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, 60*time.Second)
+// connect is the client for one request, with the request's time bound.
+func connect(ctx context.Context, ws *workspace.Workspace, given string) (*Client, context.Context, context.CancelFunc, error) {
+	c, err := client(ws, given)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	return c, ctx, cancel, nil
 }
 
 // Ls lists the workspace's files (metadata).
 func Ls(ctx context.Context, ws *workspace.Workspace, req *ListRequest) (envelope.Envelope, error) {
-	c, err := client(ws, req.URL)
+	c, ctx, cancel, err := connect(ctx, ws, req.URL)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	ctx, cancel := callCtx(ctx)
 	defer cancel()
 	files, err := c.List(ctx, req.Prefix, req.Snapshot)
 	if err != nil {
@@ -126,11 +131,10 @@ func Get(ctx context.Context, ws *workspace.Workspace, req *GetRequest) (envelop
 	if err := needPath(req.Path); err != nil {
 		return envelope.Envelope{}, err
 	}
-	c, err := client(ws, req.URL)
+	c, ctx, cancel, err := connect(ctx, ws, req.URL)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	ctx, cancel := callCtx(ctx)
 	defer cancel()
 	f, err := c.Get(ctx, req.Path, req.Version, req.Snapshot)
 	if err != nil {
@@ -161,11 +165,10 @@ func Put(ctx context.Context, ws *workspace.Workspace, req *PutRequest) (envelop
 	if req.Content == nil {
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "give the content: --content TEXT, or on stdin")
 	}
-	c, err := client(ws, req.URL)
+	c, ctx, cancel, err := connect(ctx, ws, req.URL)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	ctx, cancel := callCtx(ctx)
 	defer cancel()
 	f, ids, err := c.Put(ctx, req.Path, *req.Content, req.ContentType, req.IfMatch)
 	if err != nil {
@@ -186,11 +189,10 @@ func Rm(ctx context.Context, ws *workspace.Workspace, req *RemoveRequest) (envel
 	if err := needPath(req.Path); err != nil {
 		return envelope.Envelope{}, err
 	}
-	c, err := client(ws, req.URL)
+	c, ctx, cancel, err := connect(ctx, ws, req.URL)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	ctx, cancel := callCtx(ctx)
 	defer cancel()
 	v, err := c.Delete(ctx, req.Path, req.IfMatch)
 	if err != nil {
@@ -204,17 +206,20 @@ func History(ctx context.Context, ws *workspace.Workspace, req *HistoryRequest) 
 	if err := needPath(req.Path); err != nil {
 		return envelope.Envelope{}, err
 	}
-	c, err := client(ws, req.URL)
+	c, ctx, cancel, err := connect(ctx, ws, req.URL)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	ctx, cancel := callCtx(ctx)
 	defer cancel()
 	vs, err := c.History(ctx, req.Path)
 	if err != nil {
 		return envelope.Envelope{}, err
 	}
-	return envelope.New("host.history", fmt.Sprintf("%s: %d retained versions, newest %d", req.Path, len(vs), vs[0].Version), map[string]any{"path": req.Path, "versions": vs}), nil
+	summary := fmt.Sprintf("%s: no retained versions", req.Path)
+	if len(vs) > 0 {
+		summary = fmt.Sprintf("%s: %d retained versions, newest %d", req.Path, len(vs), vs[0].Version)
+	}
+	return envelope.New("host.history", summary, map[string]any{"path": req.Path, "versions": vs}), nil
 }
 
 // Watch waits for workspace.updated events.

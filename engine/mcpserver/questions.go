@@ -1,7 +1,8 @@
 package mcpserver
 
 // Questions for the human (aw ask, a sub-agent's ask_user) are offered
-// through the client while a tool call runs, when the client supports
+// through the client while a call that waits on a run runs (the rows marked
+// AwaitsRun: agent run and wait, research deep), when the client supports
 // elicitation and its protocol lets the server send requests during a call
 // (before 2026-07-28; later versions return input requests instead, which a
 // call that waits on a run cannot). The server then records itself as a

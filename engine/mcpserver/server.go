@@ -329,7 +329,9 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	}
 	if asksDuringCalls(req) {
 		s.openChannel(ws)
-		defer s.offerQuestions(ctx, req.Session, ws)()
+		if row.AwaitsRun {
+			defer s.offerQuestions(ctx, req.Session, ws)()
+		}
 	}
 	// The model wrote JSON: messages name its arguments, not flags.
 	env := row.Run(dispatch.WithVocabulary(ctx, dispatch.Arguments), ws, r)
