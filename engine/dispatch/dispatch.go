@@ -35,7 +35,7 @@ type Action struct {
 	// AwaitsRun: the call can wait on a sub-agent's run, which may ask the
 	// human a question meanwhile (aw mcp then offers it through the client).
 	AwaitsRun bool
-	Short string         // one line for help text and schemas
+	Short     string // one line for help text and schemas
 	// Effect is what the action can do besides reading (declared with
 	// Does); the MCP tool annotations are derived from it.
 	Effect Effect

@@ -182,4 +182,3 @@ func decode(b []byte) (*Manifest, error) {
 	}
 	return m, nil
 }
-
