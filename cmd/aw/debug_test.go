@@ -392,6 +392,35 @@ func TestDebugTTL(t *testing.T) {
 	wantCode(t, debugRun(t, dir, "debug", "stack"), "TRANSACTION_STATE")
 }
 
+// TestDebugOutlivesBrokerIdle: a debug session lives to its TTL though
+// the broker's idle limit is shorter, and the broker exits once it ended.
+func TestDebugOutlivesBrokerIdle(t *testing.T) {
+	needDlv(t)
+	testenv.NeedProc(t)
+	dir := goDebugWorkspace(t, `{"permissionMode": 2, "commands": {"allow": ["go", "dlv"]}, "broker": {"idleSeconds": 1}, "debug": {"ttlSeconds": 15}}`)
+	okEnv(t, debugRun(t, dir, "debug", "breakpoints", "main.go", "6"), "breakpoints")
+	r := debugRun(t, dir, "debug", "launch", "--wait", "120", ".")
+	okEnv(t, r, "launch")
+	if left, _ := r.field(t, ".data.session.remainingSeconds").(float64); left < 6 {
+		t.Fatalf("the launch took most of the TTL; nothing left to test: %s", r.Stdout)
+	}
+	pid, _ := brokerStatus(t, dir)
+	time.Sleep(3 * time.Second) // the idle limit and a check interval, without a call
+	if !processAlive(pid) {
+		t.Fatal("the broker's idle exit ended a debug session before its TTL")
+	}
+	r = debugRun(t, dir, "debug", "status")
+	if r.field(t, ".data.session.state") != "stopped" {
+		t.Fatalf("the session did not survive the broker's idle limit: %s", r.Stdout)
+	}
+	if !pidGone(pid, 30*time.Second) {
+		t.Fatal("the broker outlived the session's TTL and its own idle limit")
+	}
+	if left := goneUnder(dir, 10*time.Second); len(left) > 0 {
+		t.Fatalf("processes outlived the session: %v", left)
+	}
+}
+
 // TestDebugBrokerKilled: a broker killed with SIGKILL mid-session leaves
 // no adapter or program alive, and the session is reported gone.
 func TestDebugBrokerKilled(t *testing.T) {

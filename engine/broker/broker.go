@@ -23,7 +23,8 @@
 //     (the executable's path, size and modification time, and the wire
 //     protocol); a caller of another build stops it and starts its own, so an
 //     upgraded aw never talks to a broker of the old one.
-//   - It ends itself: after broker.idleSeconds without a call, or as soon as
+//   - It ends itself: after broker.idleSeconds without a call (unless a
+//     resource it holds asks to live longer, a debug session to its TTL), or as soon as
 //     its owner record (.agentic/broker/broker.json) names another process
 //     or is gone, or the workspace's .agentic/ is gone (checked every
 //     CheckInterval). What it started dies with it: servers run under the OS
@@ -88,6 +89,10 @@ type Held struct {
 	AgeSeconds int64  `json:"ageSeconds"`
 	IdleSecond int64  `json:"idleSeconds"`
 	Detail     string `json:"detail,omitempty"` // why it failed
+	// Until keeps the broker past its idle limit up to this time: a
+	// resource whose own lifetime is longer than the idle exit (a debug
+	// session lives to its TTL, idle or not). Zero: the idle exit applies.
+	Until time.Time `json:"-"`
 }
 
 // Status is what the running broker reports.

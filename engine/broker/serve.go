@@ -111,7 +111,7 @@ func (h *host) watch(limit time.Duration) {
 		case <-t.C:
 		}
 		idle := time.Since(time.Unix(0, h.lastCall.Load()))
-		if h.busy.Load() == 0 && idle > limit {
+		if h.busy.Load() == 0 && idle > limit && time.Now().After(h.heldUntil()) {
 			h.shutdown()
 			return
 		}
@@ -121,6 +121,19 @@ func (h *host) watch(limit time.Duration) {
 			return
 		}
 	}
+}
+
+// heldUntil is the latest time a held resource keeps the broker alive to.
+func (h *host) heldUntil() time.Time {
+	var until time.Time
+	for _, s := range h.services {
+		for _, r := range s.Held() {
+			if r.Until.After(until) {
+				until = r.Until
+			}
+		}
+	}
+	return until
 }
 
 func (h *host) shutdown() { h.stopOnce.Do(func() { close(h.stop) }) }

@@ -434,7 +434,8 @@ func (s *session) held() broker.Held {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return broker.Held{Kind: s.adapter, Key: s.id, Pid: s.pid, State: s.state, Detail: clip(s.detail, 600),
-		AgeSeconds: int64(time.Since(s.started) / time.Second), IdleSecond: int64(time.Since(s.lastUsed) / time.Second)}
+		AgeSeconds: int64(time.Since(s.started) / time.Second), IdleSecond: int64(time.Since(s.lastUsed) / time.Second),
+		Until: s.started.Add(s.ttl)}
 }
 
 // confine wraps the adapter like a command (the workspace read-write
