@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -390,6 +391,96 @@ func TestDebugTTL(t *testing.T) {
 		t.Fatalf("processes outlived the TTL: %v", left)
 	}
 	wantCode(t, debugRun(t, dir, "debug", "stack"), "TRANSACTION_STATE")
+}
+
+// TestDebugAttach: attach connects to a program started with its debugger
+// listening on a loopback port (delve headless, debugpy --listen), stops at
+// a breakpoint set before, reads the frame's locals and runs the program
+// to its end.
+func TestDebugAttach(t *testing.T) {
+	needDlv(t)
+	for _, tc := range []struct {
+		adapter, file string
+		line           int
+		files          map[string]string
+		start          func(t *testing.T, dir string, port int) *exec.Cmd
+	}{
+		{"delve", "main.go", 6, map[string]string{"go.mod": "module example.com/hello\n\ngo 1.22\n", "main.go": debugGoMain},
+			func(t *testing.T, dir string, port int) *exec.Cmd {
+				build := exec.Command("go", "build", "-gcflags=all=-N -l", "-o", "prog", ".")
+				build.Dir = dir
+				if out, err := build.CombinedOutput(); err != nil {
+					t.Fatalf("go build: %v\n%s", err, out)
+				}
+				return exec.Command("dlv", "exec", "--headless", "--accept-multiclient", "--api-version", "2",
+					"--listen", "127.0.0.1:"+strconv.Itoa(port), "./prog")
+			}},
+		{"debugpy", "app.py", 3, map[string]string{"app.py": "def add(a, b):\n    s = a + b\n    return s\n\nprint('total', add(2, 3))\n"},
+			func(t *testing.T, dir string, port int) *exec.Cmd {
+				python := "/usr/bin/python3"
+				if p, err := exec.LookPath("python3"); err == nil && debugpyPath(t) == os.Getenv("PATH") {
+					python = p
+				}
+				return exec.Command(python, "-m", "debugpy", "--listen", "127.0.0.1:"+strconv.Itoa(port), "--wait-for-client", "app.py")
+			}},
+	} {
+		t.Run(tc.adapter, func(t *testing.T) {
+			dir := debugWorkspace(t, `{"permissionMode": 2}`, tc.files)
+			port := freePort(t)
+			prog := tc.start(t, dir, port)
+			prog.Dir = dir
+			if err := prog.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { prog.Process.Kill(); prog.Wait() })
+			okEnv(t, debugRun(t, dir, "debug", "breakpoints", tc.file, strconv.Itoa(tc.line)), "breakpoints")
+			var r Result
+			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+				r = debugRun(t, dir, "debug", "attach", "--adapter", tc.adapter, "--wait", "60", strconv.Itoa(port))
+				if !strings.Contains(string(r.Stdout), `"code":"NOT_FOUND"`) || time.Now().After(deadline) {
+					break // NOT_FOUND: the debugger is not listening yet
+				}
+			}
+			okEnv(t, r, "attach")
+			if r.field(t, ".data.session.state") != "stopped" || r.field(t, ".data.session.stop.file") != tc.file || r.field(t, ".data.session.stop.line") != float64(tc.line) {
+				t.Fatalf("attach did not stop at %s:%d: %s", tc.file, tc.line, r.Stdout)
+			}
+			if !strings.HasPrefix(r.field(t, ".summary").(string), "attached") {
+				t.Fatalf("summary: %s", r.Stdout)
+			}
+			r = debugRun(t, dir, "debug", "stack")
+			okEnv(t, r, "stack")
+			frame := strconv.Itoa(int(r.field(t, ".data.frames.0.frameId").(float64)))
+			r = debugRun(t, dir, "debug", "scopes", frame)
+			okEnv(t, r, "scopes")
+			r = debugRun(t, dir, "debug", "variables", strconv.Itoa(int(r.field(t, ".data.scopes.0.reference").(float64))))
+			okEnv(t, r, "variables")
+			vars := map[string]string{}
+			for _, v := range r.field(t, ".data.variables").([]any) {
+				m := v.(map[string]any)
+				vars[m["name"].(string)] = m["value"].(string)
+			}
+			if vars["a"] != "2" || vars["b"] != "3" {
+				t.Fatalf("locals of add: %v", vars)
+			}
+			r = debugRun(t, dir, "debug", "continue", "--wait", "60")
+			okEnv(t, r, "continue")
+			if r.field(t, ".data.session.state") != "exited" {
+				t.Fatalf("continue to the end: %s", r.Stdout)
+			}
+		})
+	}
+}
+
+// freePort is a loopback port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // TestDebugOutlivesBrokerIdle: a debug session lives to its TTL though

@@ -330,7 +330,7 @@ func run(ctx context.Context, ws *workspace.Workspace, call launchCall, approval
 	if err := gate.Consume(ws, approval); err != nil {
 		return envelope.Envelope{}, err
 	}
-	return sessionEnvelope(ws, &res, "launched"), nil
+	return sessionEnvelope(ws, &res, call.Request+"ed"), nil
 }
 
 // Attach connects to a debug adapter on a loopback port, gated like a
