@@ -401,9 +401,9 @@ func TestDebugAttach(t *testing.T) {
 	needDlv(t)
 	for _, tc := range []struct {
 		adapter, file string
-		line           int
-		files          map[string]string
-		start          func(t *testing.T, dir string, port int) *exec.Cmd
+		line          int
+		files         map[string]string
+		start         func(t *testing.T, dir string, port int) *exec.Cmd
 	}{
 		{"delve", "main.go", 6, map[string]string{"go.mod": "module example.com/hello\n\ngo 1.22\n", "main.go": debugGoMain},
 			func(t *testing.T, dir string, port int) *exec.Cmd {
