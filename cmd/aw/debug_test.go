@@ -142,6 +142,21 @@ func goneUnder(dir string, within time.Duration) []int {
 	}
 }
 
+// debugLocals reads the first scope's variables of a frame (the locals).
+func debugLocals(t *testing.T, dir string, frameID any) map[string]string {
+	t.Helper()
+	r := debugRun(t, dir, "debug", "scopes", strconv.Itoa(int(frameID.(float64))))
+	okEnv(t, r, "scopes")
+	r = debugRun(t, dir, "debug", "variables", strconv.Itoa(int(r.field(t, ".data.scopes.0.reference").(float64))))
+	okEnv(t, r, "variables")
+	vars := map[string]string{}
+	for _, v := range r.field(t, ".data.variables").([]any) {
+		m := v.(map[string]any)
+		vars[m["name"].(string)] = m["value"].(string)
+	}
+	return vars
+}
+
 // TestDebugGo drives delve end to end: breakpoints before launch, the
 // first stop, threads, stack, scopes, variables, evaluate, steps, a
 // second launch refused, output, continue to the exit.
@@ -182,18 +197,7 @@ func TestDebugGo(t *testing.T) {
 	if caller := r.field(t, ".data.frames.1").(map[string]any); caller["function"] != "main.main" || caller["line"] != 12.0 {
 		t.Fatalf("caller frame: %v", caller)
 	}
-	frame := strconv.Itoa(int(top["frameId"].(float64)))
-	r = debugRun(t, dir, "debug", "scopes", frame)
-	okEnv(t, r, "scopes")
-	ref := strconv.Itoa(int(r.field(t, ".data.scopes.0.reference").(float64)))
-	r = debugRun(t, dir, "debug", "variables", ref)
-	okEnv(t, r, "variables")
-	vars := map[string]string{}
-	for _, v := range r.field(t, ".data.variables").([]any) {
-		m := v.(map[string]any)
-		vars[m["name"].(string)] = m["value"].(string)
-	}
-	if vars["a"] != "2" || vars["b"] != "3" {
+	if vars := debugLocals(t, dir, top["frameId"]); vars["a"] != "2" || vars["b"] != "3" {
 		t.Fatalf("locals of add: %v", vars)
 	}
 	r = debugRun(t, dir, "debug", "evaluate", "a*10+b")
@@ -393,6 +397,77 @@ func TestDebugTTL(t *testing.T) {
 	wantCode(t, debugRun(t, dir, "debug", "stack"), "TRANSACTION_STATE")
 }
 
+const debugCMain = `#include <stdio.h>
+
+static int add(int a, int b) {
+	int sum = a + b;
+	return sum;
+}
+
+int main(void) {
+	int items[3] = {1, 2, 3};
+	int total = add(2, 3);
+	printf("total %d %d\n", total, items[2]);
+	printf("done\n");
+	return 0;
+}
+`
+
+// TestDebugC drives lldb's adapter on a C program built with debug
+// information: the stop, locals, evaluate, steps, output and the exit.
+func TestDebugC(t *testing.T) {
+	testenv.NeedProc(t)
+	cc := testenv.Need(t, "cc", "scripts/test-deps installs it: apt-get install gcc")
+	if _, err := exec.LookPath("lldb-dap-19"); err != nil {
+		testenv.Need(t, "lldb-dap", "scripts/test-deps installs it: apt-get install lldb-19")
+	}
+	dir := debugWorkspace(t, `{"permissionMode": 2, "commands": {"allow": ["lldb-dap", "lldb-dap-19", "./hello"]}}`,
+		map[string]string{"CMakeLists.txt": "project(hello C)\n", "hello.c": debugCMain})
+	build := exec.Command(cc, "-g", "-O0", "-o", "hello", "hello.c")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	okEnv(t, debugRun(t, dir, "debug", "breakpoints", "hello.c", "4"), "breakpoints")
+	r := debugRun(t, dir, "debug", "launch", "--wait", "60", "hello")
+	okEnv(t, r, "launch")
+	if r.field(t, ".data.session.adapter") != "lldb" || r.field(t, ".data.session.state") != "stopped" ||
+		r.field(t, ".data.session.stop.file") != "hello.c" || r.field(t, ".data.session.stop.line") != 4.0 {
+		t.Fatalf("launch did not stop at hello.c:4 with lldb: %s", r.Stdout)
+	}
+	r = debugRun(t, dir, "debug", "stack")
+	okEnv(t, r, "stack")
+	if r.field(t, ".data.frames.0.function") != "add" || r.field(t, ".data.frames.1.function") != "main" || r.field(t, ".data.frames.1.line") != 10.0 {
+		t.Fatalf("stack: %s", r.Stdout)
+	}
+	if vars := debugLocals(t, dir, r.field(t, ".data.frames.0.frameId")); vars["a"] != "2" || vars["b"] != "3" {
+		t.Fatalf("locals of add: %v", vars)
+	}
+	r = debugRun(t, dir, "debug", "evaluate", "a*10+b")
+	if v, _ := r.field(t, ".data.result.value").(string); !strings.HasSuffix(v, "= 23") {
+		t.Fatalf("evaluate a*10+b: %s", r.Stdout)
+	}
+	if r = debugRun(t, dir, "debug", "step-over"); r.field(t, ".data.session.stop.line") != 5.0 {
+		t.Fatalf("step-over from line 4: %s", r.Stdout)
+	}
+	if r = debugRun(t, dir, "debug", "step-out"); r.field(t, ".data.session.stop.function") != "main" {
+		t.Fatalf("step-out of add: %s", r.Stdout)
+	}
+	r = debugRun(t, dir, "debug", "continue")
+	okEnv(t, r, "continue")
+	if r.field(t, ".data.session.state") != "exited" || r.field(t, ".data.session.exitCode") != 0.0 {
+		t.Fatalf("continue to the end: %s", r.Stdout)
+	}
+	r = debugRun(t, dir, "debug", "output")
+	// lldb runs the program on a terminal of its own, so lines end in CRLF.
+	if text := strings.ReplaceAll(r.field(t, ".data.text").(string), "\r\n", "\n"); !strings.Contains(text, "total 5 3\ndone\n") {
+		t.Fatalf("output: %q", text)
+	}
+	if left := goneUnder(dir, 10*time.Second); len(left) > 0 {
+		t.Fatalf("processes outlived the program's exit: %v", left)
+	}
+}
+
 // TestDebugAttach: attach connects to a program started with its debugger
 // listening on a loopback port (delve headless, debugpy --listen), stops at
 // a breakpoint set before, reads the frame's locals and runs the program
@@ -450,17 +525,7 @@ func TestDebugAttach(t *testing.T) {
 			}
 			r = debugRun(t, dir, "debug", "stack")
 			okEnv(t, r, "stack")
-			frame := strconv.Itoa(int(r.field(t, ".data.frames.0.frameId").(float64)))
-			r = debugRun(t, dir, "debug", "scopes", frame)
-			okEnv(t, r, "scopes")
-			r = debugRun(t, dir, "debug", "variables", strconv.Itoa(int(r.field(t, ".data.scopes.0.reference").(float64))))
-			okEnv(t, r, "variables")
-			vars := map[string]string{}
-			for _, v := range r.field(t, ".data.variables").([]any) {
-				m := v.(map[string]any)
-				vars[m["name"].(string)] = m["value"].(string)
-			}
-			if vars["a"] != "2" || vars["b"] != "3" {
+			if vars := debugLocals(t, dir, r.field(t, ".data.frames.0.frameId")); vars["a"] != "2" || vars["b"] != "3" {
 				t.Fatalf("locals of add: %v", vars)
 			}
 			r = debugRun(t, dir, "debug", "continue", "--wait", "60")

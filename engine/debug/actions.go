@@ -242,12 +242,12 @@ func Launch(ctx context.Context, ws *workspace.Workspace, req *LaunchRequest) (e
 	if err != nil {
 		return envelope.Envelope{}, envelope.Errorf(envelope.NotFound, "%s does not exist in the workspace", p.Rel).With("path", p.Rel)
 	}
-	a, av, ok := adapterFor(ws, req.Adapter, p.Abs, st.IsDir())
+	a, av, ok := adapterFor(ws, req.Adapter, p.Abs, st)
 	if !ok {
 		if req.Adapter != "" {
 			return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "unknown adapter %q: the adapters are delve, debugpy, lldb, dart (`aw debug adapters` says which work here)", req.Adapter)
 		}
-		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "no debug adapter takes %s: delve debugs Go packages, .go files and Go executables, debugpy .py files; name one with --adapter", p.Rel)
+		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput, "no debug adapter takes %s: delve debugs Go packages, .go files and Go executables, debugpy .py files, lldb executables built with debug information (C, C++, Rust); name one with --adapter", p.Rel)
 	}
 	if !av.Available {
 		return envelope.Envelope{}, envelope.Errorf(envelope.ToolDisabled, "the %s adapter cannot start here: %s", a.ID, av.Reason).With("adapter", a.ID)
@@ -266,7 +266,7 @@ func Launch(ctx context.Context, ws *workspace.Workspace, req *LaunchRequest) (e
 			launch["mode"] = "debug"
 			launch["output"] = filepath.Join(ws.StatePath("debug"), "debug.bin")
 		} else {
-			programArgv = append([]string{p.Rel}, args...)
+			programArgv = append([]string{"./" + strings.TrimPrefix(p.Rel, "./")}, args...)
 			launch["mode"] = "exec"
 		}
 		launch["outputMode"] = "remote"
@@ -276,6 +276,9 @@ func Launch(ctx context.Context, ws *workspace.Workspace, req *LaunchRequest) (e
 		launch["console"] = "internalConsole"
 		launch["justMyCode"] = true
 		launch["redirectOutput"] = true
+	case "lldb":
+		programArgv = append([]string{"./" + strings.TrimPrefix(p.Rel, "./")}, args...)
+		launch["stopOnEntry"] = false
 	}
 	for _, check := range []struct {
 		what string

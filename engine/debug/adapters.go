@@ -2,9 +2,11 @@ package debug
 
 import (
 	"context"
+	"debug/buildinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,17 +21,16 @@ type adapter struct {
 	Args      []string // after the executable
 	Markers   []string
 	Transport string   // stdio, or socket (the adapter listens on a unix socket)
-	Programs  []string // the program extensions it takes ("" = a directory or an executable)
+	Programs  []string // what it debugs: file extensions, "dir" (a package directory), "goexe" (a Go executable), "exe" (another)
 	// Unsupported says why aw does not drive it yet ("" = it does).
 	Unsupported string
 }
 
 // adapters is the seed's table, in the order launch picks from.
 var adapters = []adapter{
-	{ID: "delve", Command: "dlv", Args: []string{"dap"}, Markers: []string{"go.mod"}, Transport: "socket", Programs: []string{".go", ""}},
+	{ID: "delve", Command: "dlv", Args: []string{"dap"}, Markers: []string{"go.mod"}, Transport: "socket", Programs: []string{".go", "dir", "goexe"}},
 	{ID: "debugpy", Command: "python3", Args: []string{"-m", "debugpy.adapter"}, Markers: []string{"pyproject.toml", "setup.py", "requirements.txt"}, Transport: "stdio", Programs: []string{".py"}},
-	{ID: "lldb", Command: "lldb-dap", Markers: []string{"Cargo.toml", "CMakeLists.txt"}, Transport: "stdio", Programs: []string{""},
-		Unsupported: "aw does not drive lldb-dap yet: debug C, C++ and Rust programs with lldb directly through `aw command run`"},
+	{ID: "lldb", Command: "lldb-dap", Markers: []string{"Cargo.toml", "CMakeLists.txt"}, Transport: "stdio", Programs: []string{"exe", "goexe"}},
 	{ID: "dart", Command: "dart", Args: []string{"debug_adapter"}, Markers: []string{"pubspec.yaml"}, Transport: "stdio", Programs: []string{".dart"},
 		Unsupported: "aw does not drive the Dart debug adapter yet"},
 }
@@ -58,6 +59,8 @@ func detect(ws *workspace.Workspace, a adapter) Availability {
 	switch {
 	case a.ID == "debugpy":
 		av.Binary = debugpyPython(ws.Root)
+	case a.ID == "lldb":
+		av.Binary = lldbDAP()
 	default:
 		if p, err := exec.LookPath(a.Command); err == nil {
 			av.Binary = p
@@ -72,6 +75,8 @@ func detect(ws *workspace.Workspace, a adapter) Availability {
 		av.Reason = "no root marker (" + strings.Join(a.Markers, ", ") + ") in the workspace root"
 	case av.Binary == "" && a.ID == "debugpy":
 		av.Reason = "no python with debugpy: neither .venv/bin/python nor venv/bin/python nor python3 on PATH can import debugpy (install it into the project's virtual environment, or the python3-debugpy package)"
+	case av.Binary == "" && a.ID == "lldb":
+		av.Reason = "neither lldb-dap, lldb-dap-VERSION nor lldb-vscode is on PATH (Debian and Ubuntu: apt-get install lldb-19)"
 	case av.Binary == "":
 		av.Reason = a.Command + " is not on PATH (delve: go install github.com/go-delve/delve/cmd/dlv@latest)"
 	default:
@@ -94,6 +99,35 @@ func goBin(name string) string {
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 			return p
 		}
+	}
+	return ""
+}
+
+// lldbDAP finds lldb's debug adapter: lldb-dap, else the newest
+// versioned lldb-dap-N that distributions install (Debian's lldb-19 has
+// lldb-dap-19 only), else lldb-vscode, its name before LLVM 18.
+func lldbDAP() string {
+	if p, err := exec.LookPath("lldb-dap"); err == nil {
+		return p
+	}
+	best, bestVersion := "", 0
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		matches, _ := filepath.Glob(filepath.Join(dir, "lldb-dap-*"))
+		for _, m := range matches {
+			v, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(m), "lldb-dap-"))
+			if err != nil || v <= bestVersion {
+				continue
+			}
+			if p, err := exec.LookPath(m); err == nil {
+				best, bestVersion = p, v
+			}
+		}
+	}
+	if best != "" {
+		return best
+	}
+	if p, err := exec.LookPath("lldb-vscode"); err == nil {
+		return p
 	}
 	return ""
 }
@@ -127,21 +161,37 @@ func debugpyPython(root string) string {
 	return ""
 }
 
-// adapterFor picks the adapter of a program: by name when given, else by
-// the program's extension among the adapters available here.
-func adapterFor(ws *workspace.Workspace, id, program string, isDir bool) (adapter, Availability, bool) {
-	ext := filepath.Ext(program)
-	if isDir {
-		ext = ""
+// adapterFor picks the adapter of a program: by name when given, else the
+// first available one that takes the program's kind (its extension, a
+// directory or an executable), else the first that takes it, to say why
+// it cannot start.
+func adapterFor(ws *workspace.Workspace, id, program string, st os.FileInfo) (adapter, Availability, bool) {
+	kind := filepath.Ext(program)
+	switch {
+	case st.IsDir():
+		kind = "dir"
+	case kind == "" && st.Mode()&0o111 != 0:
+		kind = "exe"
+		if _, err := buildinfo.ReadFile(program); err == nil {
+			kind = "goexe"
+		}
 	}
-	for _, a := range adapters {
-		if id != "" && a.ID != id {
+	var first *adapter
+	var firstAv Availability
+	for i, a := range adapters {
+		if id != "" && a.ID != id || id == "" && !takes(a, kind) {
 			continue
 		}
-		if id == "" && !takes(a, ext) {
-			continue
+		av := detect(ws, a)
+		if id != "" || av.Available {
+			return a, av, true
 		}
-		return a, detect(ws, a), true
+		if first == nil {
+			first, firstAv = &adapters[i], av
+		}
+	}
+	if first != nil {
+		return *first, firstAv, true
 	}
 	return adapter{}, Availability{}, false
 }
