@@ -156,6 +156,13 @@ func TestEvalBridge(t *testing.T) {
 	if !strings.Contains(r.field(t, ".data.stdout").(string), "notes.txt") {
 		t.Fatalf("!ls output: %s", r.Stdout)
 	}
+	// %pip is `python3 -m pip` through the same bridged command call (pip
+	// itself may be missing: Debian's python3 comes without it).
+	r = allowed.cell("%pip --version")
+	okEnv(t, r, "%pip")
+	if out := r.field(t, ".data.stdout").(string) + r.field(t, ".data.stderr").(string); r.field(t, ".data.toolCalls") != 1.0 || !strings.Contains(out, "pip") {
+		t.Fatalf("%%pip did not run python3 -m pip as a command: %s", r.Stdout)
+	}
 
 	manual := newEvalWS(t, `{"permissionMode": 0, "commands": {"allow": ["python3"]}}`)
 	code := "res = tool('edit.apply', {'operations': [{'type': 'replace', 'path': 'notes.txt', 'search': 'alpha', 'replacement': 'gamma'}]})\nres['status']"
