@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-dap"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // directStop is the peer of aw debug launch: the same adapter driven
@@ -112,6 +114,24 @@ func BenchmarkDebugFirstStop(b *testing.B) {
 		benchFirstStop(b, dir, []string{"PATH=" + path}, func() time.Duration {
 			return directStop(b, dir, []string{py, "-m", "debugpy.adapter"}, false, launch, filepath.Join(dir, "app.py"), 3)
 		}, "app.py", "3", "app.py")
+	})
+	b.Run("lldb", func(b *testing.B) {
+		cc := testenv.Need(b, "cc", "scripts/test-deps installs it: apt-get install gcc")
+		adapter, err := exec.LookPath("lldb-dap-19")
+		if err != nil {
+			adapter = testenv.Need(b, "lldb-dap", "scripts/test-deps installs it: apt-get install lldb-19")
+		}
+		dir := debugWorkspace(b, `{"permissionMode": 2, "commands": {"allow": ["lldb-dap", "lldb-dap-19", "./hello"]}}`,
+			map[string]string{"CMakeLists.txt": "project(hello C)\n", "hello.c": debugCMain})
+		build := exec.Command(cc, "-g", "-O0", "-o", "hello", "hello.c")
+		build.Dir = dir
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("cc: %v\n%s", err, out)
+		}
+		launch := map[string]any{"program": filepath.Join(dir, "hello"), "cwd": dir}
+		benchFirstStop(b, dir, nil, func() time.Duration {
+			return directStop(b, dir, []string{adapter}, false, launch, filepath.Join(dir, "hello.c"), 4)
+		}, "hello.c", "4", "hello")
 	})
 }
 
