@@ -61,7 +61,14 @@ at once and the run goes on). --research-project ties a run to a research
 project: its searches, fetches and notes are recorded there (aw research
 deep starts such a run for you). --task-board ties it to a task board:
 every pass starts from the board as it is then, and the run marks its
-items as it works (the board is where its progress lives).`,
+items as it works (the board is where its progress lives).
+
+With a host (host.url, the token in the variable host.tokenEnv names), a
+run records its start there and reads the host's ground-truth files as of
+that moment: every pass shows them, unchanged by later writes, and the
+next run sees the writes. --host-parent-run makes the run read the
+snapshot of the host run it is a sub-agent of. A host that cannot answer
+refuses the run.`,
 	}
 	objective := func(req any, args []string) {
 		if len(args) == 0 {
@@ -146,6 +153,7 @@ func bindRunFlags(f *pflag.FlagSet, r *agent.RunRequest) {
 	f.StringVar(&r.IdempotencyKey, "idempotency-key", "", "re-issuing the same run with this key returns the first one")
 	f.StringVar(&r.ResearchProjectID, "research-project", "", "a research_ project the run records its searches, fetches and notes into")
 	f.StringVar(&r.TaskBoardID, "task-board", "", "a board_ the run works from: each pass shows it, and its task updates go there")
+	f.StringVar(&r.HostParentRunID, "host-parent-run", "", "with host.url: the host run (run_...) this run is a sub-agent of; it reads that run's snapshot")
 }
 
 // agentSuperviseCmd is the detached supervisor `aw agent start` launches

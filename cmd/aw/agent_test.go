@@ -695,3 +695,65 @@ func TestAgentLive(t *testing.T) {
 		t.Errorf("the live run did not edit README.md: %q (summary %v)", got, r.field(t, ".data.summary"))
 	}
 }
+
+// TestAgentReadsHostSnapshot: with a host, a run reads the ground-truth
+// files as of its start: a write mid-run is not in its later passes, the
+// next run sees it, and a run naming the first as its parent reads the
+// first's snapshot. A host that cannot answer refuses the run.
+func TestAgentReadsHostSnapshot(t *testing.T) {
+	hs := newHostStore(t, hostBackends()[0])
+	srv := hs.serve(t)
+	tok := hs.token(t, "acme", "main")
+	srv.put(t, tok, "DIRECTIVES.md", "Answer in haiku.\n", "").want(t, 200, "")
+	stat := call("workspace_inspect", M{"action": "stat", "path": "README.md"})
+	brief := func(want, never string) func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+		return func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+			text := req.Messages[1].Content
+			if !strings.Contains(text, want) || never != "" && strings.Contains(text, never) {
+				t.Errorf("the brief should hold %q (and not %q): %s", want, never, text)
+			}
+		}
+	}
+	model := agenttest.New(t,
+		// Run 1, pass 1: the file as it was; then it changes on the host.
+		agenttest.Turn{Calls: []agenttest.Call{stat}, Check: func(t testing.TB, req *agent.ChatRequest, raw []byte) {
+			brief("--- DIRECTIVES.md (version 1, 17 bytes) ---\nAnswer in haiku.\n", "")(t, req, raw)
+			srv.put(t, tok, "DIRECTIVES.md", "Answer in prose.\n", "").want(t, 200, "")
+		}},
+		// Run 1, pass 2: still the snapshot of its start.
+		agenttest.Turn{Content: report, Check: brief("Answer in haiku.", "prose")},
+		// Run 2: a new run sees the write.
+		agenttest.Turn{Content: report, Check: brief("--- DIRECTIVES.md (version 2, 17 bytes) ---\nAnswer in prose.\n", "haiku")},
+		// Run 3: a sub-agent of run 1 reads run 1's snapshot.
+		agenttest.Turn{Content: report, Check: brief("Answer in haiku.", "prose")},
+	)
+	dir := mcpWorkspace(t, fmt.Sprintf(`{"permissionMode": 2, "host": {"url": %q}, "agents": {"enabled": true, "baseUrl": %q, "model": "scripted"}}`, srv.url, model.BaseURL()))
+	env := []string{"AW_HOST_TOKEN=" + tok}
+	r := runAWEnv(t, dir, nil, env, "agent", "run", "Follow the directives", "--max-passes", "2", "--rounds-per-pass", "1")
+	if r.Code != 0 || r.field(t, ".data.status") != "completed" {
+		t.Fatalf("run 1: %s", r.Stdout)
+	}
+	first := r.field(t, ".data.hostSnapshot").(map[string]any)
+	if !strings.HasPrefix(first["snapshotId"].(string), "snapshot_") || fmt.Sprint(first["files"]) != "[DIRECTIVES.md]" {
+		t.Fatalf("run 1's host snapshot: %s", r.Stdout)
+	}
+	r = runAWEnv(t, dir, nil, env, "agent", "run", "Follow the directives")
+	if r.field(t, ".data.hostSnapshot.snapshotId") == first["snapshotId"] {
+		t.Fatalf("run 2 reused run 1's snapshot: %s", r.Stdout)
+	}
+	r = runAWEnv(t, dir, nil, env, "agent", "run", "Follow the directives", "--host-parent-run", first["hostRunId"].(string))
+	if r.Code != 0 || r.field(t, ".data.hostSnapshot.snapshotId") != first["snapshotId"] || r.field(t, ".data.hostSnapshot.parentRunId") != first["hostRunId"] {
+		t.Fatalf("run 3 did not inherit run 1's snapshot: %s", r.Stdout)
+	}
+	if model.Served() != 4 {
+		t.Fatalf("the model served %d requests, want 4", model.Served())
+	}
+	// Refusals: no run is recorded for any of them.
+	wantCode(t, runAWEnv(t, dir, nil, env, "agent", "run", "x", "--host-parent-run", "run_unknown"), "NOT_FOUND")
+	wantCode(t, runAW(t, dir, nil, "agent", "run", "x"), "INVALID_INPUT") // no token
+	srv.stop()
+	wantCode(t, runAWEnv(t, dir, nil, env, "agent", "run", "x"), "NETWORK_ERROR")
+	if l := runAW(t, dir, nil, "agent", "list"); l.field(t, ".data.total") != 3.0 {
+		t.Fatalf("a refused run was recorded: %s", l.Stdout)
+	}
+}

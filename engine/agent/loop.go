@@ -701,6 +701,9 @@ func (l *loop) brief(pass int) string {
 	if st.Spec.Context != "" {
 		fmt.Fprintf(&b, "\nContext:\n%s\n", st.Spec.Context)
 	}
+	if st.Ground != nil {
+		b.WriteString(st.Ground.Brief())
+	}
 	b.WriteString(sentPart(st.Messages))
 	if st.Spec.TaskBoardID != "" {
 		b.WriteString(boardBrief(l.ws, st.Spec.TaskBoardID))

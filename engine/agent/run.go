@@ -14,6 +14,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/command"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/gate"
+	"github.com/agentic-workspace/aw/engine/host"
 	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/store"
 	"github.com/agentic-workspace/aw/engine/tasks"
@@ -45,6 +46,7 @@ type RunRequest struct {
 	AllowWeb          *bool  `json:"allow_web,omitempty" doc:"false keeps the run off the web; true cannot grant what settings (research.enabled, agents.allowWeb) do not"`
 	TaskBoardID       string `json:"task_board_id,omitempty" doc:"a board_ the run works from: every pass shows the board, and its workspace_tasks calls name it"`
 	ResearchProjectID string `json:"research_project_id,omitempty" doc:"a research_ project the run records into: its searches, fetches and notes go there"`
+	HostParentRunID   string `json:"host_parent_run_id,omitempty" doc:"with a host (host.url): the host run (run_...) this run is a sub-agent of; it reads that run's snapshot of the ground-truth files instead of a new one"`
 	MaxPasses         int    `json:"max_passes,omitempty" doc:"most passes, each rebuilt from the run's saved state, 1 to 20; default 4"`
 	RoundsPerPass     int    `json:"rounds_per_pass,omitempty" doc:"most model requests in one pass, 1 to 50; default 8"`
 	MaxToolCalls      int    `json:"max_tool_calls,omitempty" doc:"most tool calls in the whole run, 1 to 500; default 40"`
@@ -132,7 +134,7 @@ func (req *RunRequest) validate(s *workspace.Settings) (Spec, error) {
 	web := s.Research.Enabled && s.Agents.AllowWeb && (req.AllowWeb == nil || *req.AllowWeb)
 	return Spec{
 		Objective: req.Objective, Context: req.Context, Role: req.Role, Model: model, Tier: req.Tier, Mode: mode, ResearchProjectID: req.ResearchProjectID,
-		TaskBoardID: req.TaskBoardID, AllowCommands: commands, AllowWeb: web,
+		TaskBoardID: req.TaskBoardID, HostParentRunID: req.HostParentRunID, AllowCommands: commands, AllowWeb: web,
 		MaxPasses: vals[0], RoundsPerPass: vals[1], MaxToolCalls: vals[2],
 	}, nil
 }
@@ -265,9 +267,16 @@ func admit(ws *workspace.Workspace, req *RunRequest, action string, detached boo
 		approval = d.Approval
 		grants = manualGrants(ws, &spec)
 	}
+	// The host's ground truth is read as of the run's start, before the
+	// run exists: a host that cannot answer refuses the run, and the
+	// approval stays for the retry.
+	ground, err := host.StartRun(context.Background(), ws, spec.HostParentRunID)
+	if err != nil {
+		return nil, nil, none, err
+	}
 	now := time.Now().UTC()
 	st := &State{
-		RunID: store.NewID("run"), Status: Running, Spec: spec, IdempotencyKey: req.IdempotencyKey, ApprovalID: approval,
+		RunID: store.NewID("run"), Status: Running, Spec: spec, Ground: ground, IdempotencyKey: req.IdempotencyKey, ApprovalID: approval,
 		PID: os.Getpid(), PIDStart: proc.Start(os.Getpid()), Detached: detached, Tier: ws.Tier.String(), Grants: grants,
 		CapPasses: spec.MaxPasses, CapToolCalls: spec.MaxToolCalls, CreatedAt: now, Passes: []PassSummary{},
 	}
@@ -428,6 +437,7 @@ type RunData struct {
 	AllowWeb       bool            `json:"allowWeb"`
 	ResearchID     string          `json:"researchProjectId,omitempty"`
 	TaskBoardID    string          `json:"taskBoardId,omitempty"`
+	HostSnapshot   *HostSnapshot   `json:"hostSnapshot,omitempty"`
 	Passes         int             `json:"passes"`
 	ToolCalls      int             `json:"toolCalls"`
 	Requests       int             `json:"requests"`
@@ -447,6 +457,14 @@ type RunData struct {
 	Error          *envelope.Error `json:"error,omitempty"`
 }
 
+// HostSnapshot is the host snapshot a run reads, as its report shows it.
+type HostSnapshot struct {
+	HostRunID   string   `json:"hostRunId"`
+	ParentRunID string   `json:"parentRunId,omitempty"`
+	SnapshotID  string   `json:"snapshotId"`
+	Files       []string `json:"files"`
+}
+
 // report is a run's envelope: its result when it ended, its progress
 // while it runs. Ids go in facts, which compaction keeps.
 func report(ws *workspace.Workspace, st *State) envelope.Envelope {
@@ -459,6 +477,12 @@ func report(ws *workspace.Workspace, st *State) envelope.Envelope {
 		Jobs: nonNil(st.Ledger.Jobs), Sources: nonNil(st.Ledger.Sources),
 		StatePath: ws.Store.Rel(statePath(ws, st.RunID)), TranscriptPath: ws.Store.Rel(transcriptPath(ws, st.RunID)),
 		CreatedAt: st.CreatedAt, EndedAt: st.EndedAt, Error: st.Error,
+	}
+	if g := st.Ground; g != nil {
+		d.HostSnapshot = &HostSnapshot{HostRunID: g.RunID, ParentRunID: g.ParentRunID, SnapshotID: g.SnapshotID, Files: []string{}}
+		for _, f := range g.Files {
+			d.HostSnapshot.Files = append(d.HostSnapshot.Files, f.Path)
+		}
 	}
 	if r := st.Result; r != nil {
 		d.Summary, d.Evidence, d.RemainingWork, d.Confidence, d.StoppedBy = r.Summary, nonNil(r.Evidence), nonNil(r.RemainingWork), r.Confidence, r.StoppedBy

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/host"
 	"github.com/agentic-workspace/aw/engine/proc"
 	"github.com/agentic-workspace/aw/engine/store"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -42,23 +43,28 @@ type Spec struct {
 	ResearchProjectID string `json:"researchProjectId,omitempty"`
 	// TaskBoardID ties the run to a task board: every pass's brief shows
 	// the board as it is then, and its workspace_tasks calls name it.
-	TaskBoardID   string `json:"taskBoardId,omitempty"`
-	CommitEdits   bool   `json:"commitEdits"`
-	AllowCommands bool   `json:"allowCommands"`
-	AllowWeb      bool   `json:"allowWeb"`
-	MaxPasses     int    `json:"maxPasses"`
-	RoundsPerPass int    `json:"roundsPerPass"`
-	MaxToolCalls  int    `json:"maxToolCalls"`
+	TaskBoardID string `json:"taskBoardId,omitempty"`
+	// HostParentRunID is the host run whose snapshot the run reads.
+	HostParentRunID string `json:"hostParentRunId,omitempty"`
+	CommitEdits     bool   `json:"commitEdits"`
+	AllowCommands   bool   `json:"allowCommands"`
+	AllowWeb        bool   `json:"allowWeb"`
+	MaxPasses       int    `json:"maxPasses"`
+	RoundsPerPass   int    `json:"roundsPerPass"`
+	MaxToolCalls    int    `json:"maxToolCalls"`
 }
 
 // State is .agentic/agents/<run_id>/state.json, written before the loop
 // starts and after every pass.
 type State struct {
-	RunID          string `json:"id"` // the name aw inspect changes reads
-	Status         string `json:"status"`
-	Spec           Spec   `json:"spec"`
-	IdempotencyKey string `json:"idempotencyKey,omitempty"`
-	ApprovalID     string `json:"approvalId,omitempty"`
+	RunID  string `json:"id"` // the name aw inspect changes reads
+	Status string `json:"status"`
+	Spec   Spec   `json:"spec"`
+	// Ground is the host's ground-truth files as of the run's start (nil
+	// without a host): every pass's brief shows them.
+	Ground         *host.GroundTruth `json:"groundTruth,omitempty"`
+	IdempotencyKey string            `json:"idempotencyKey,omitempty"`
+	ApprovalID     string            `json:"approvalId,omitempty"`
 	// PID is the process holding the loop: the aw of a foreground run, the
 	// detached supervisor of a started one (the launcher until the
 	// supervisor claims the run). It is the run's owner record: a reader
