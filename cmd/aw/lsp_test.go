@@ -277,39 +277,53 @@ func TestLSPRenameTransaction(t *testing.T) {
 
 // TestDiagnosticsOnWrite: an edit that breaks the build reports the new
 // error in its envelope; an unrelated edit after it does not report it
-// again; lsp.diagnosticsOnWrite false folds nothing.
+// again; lsp.diagnosticsOnWrite false folds nothing. Both with gopls
+// pushing its diagnostics (its default) and with aw pulling them
+// (textDocument/diagnostic, which gopls offers with pullDiagnostics).
 func TestDiagnosticsOnWrite(t *testing.T) {
 	needGopls(t)
-	// The test binary's home is new, so gopls's caches are cold: its first
-	// diagnostics may take longer than the default wait.
-	dir := lspModule(t, `, "lsp": {"diagnosticsWaitMs": 30000}`)
-	warmUp(t, dir, "util.go")
-	r := lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"x\""}`)
-	okEnv(t, r, "breaking edit")
-	news := r.field(t, ".data.diagnostics.new").([]any)
-	if len(news) != 1 || !strings.Contains(news[0].(map[string]any)["message"].(string), "mismatched types") {
-		t.Fatalf("the broken build is not reported: %s", r.Stdout)
-	}
-	if !strings.Contains(strings.Join(factsOf(t, r), "\n"), "1 new diagnostics") {
-		t.Fatalf("facts: %v", factsOf(t, r))
-	}
-	// '*' runs the project checker (go vet) over the whole module.
-	r = lspRun(t, dir, "lsp", "diagnostics", "*")
-	okEnv(t, r, "diagnostics *")
-	if r.field(t, ".data.mode") != "checker" || r.field(t, ".data.diagnostics.0.path") != "util.go" {
-		t.Fatalf("the checker does not report the broken build: %s", r.Stdout)
-	}
-	r = lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"// helper doubles n.","replacement":"// helper doubles n, badly."}`)
-	okEnv(t, r, "unrelated edit")
-	if n := len(r.field(t, ".data.diagnostics.new").([]any)); n != 0 || r.field(t, ".data.diagnostics.suppressed") != 1.0 {
-		t.Fatalf("an old diagnostic was reported again: %s", r.Stdout)
-	}
-	okEnv(t, lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * \"x\"","replacement":"return n * 2"}`), "fix")
-	os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"permissionMode": 2, "lsp": {"diagnosticsOnWrite": false, "diagnosticsWaitMs": 30000}}`), 0o644)
-	r = lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"y\""}`)
-	okEnv(t, r, "edit with diagnostics off")
-	if _, ok := r.Env["data"].(map[string]any)["diagnostics"]; ok {
-		t.Fatalf("diagnostics folded while lsp.diagnosticsOnWrite is false: %s", r.Stdout)
+	pull := `"servers": [{"name": "gopls", "command": "gopls", "languages": ["go"], "rootMarkers": ["go.mod"], "checker": ["go", "vet", "./..."], "initializationOptions": {"pullDiagnostics": true}}], `
+	for _, mode := range []string{"pushed", "pulled"} {
+		t.Run(mode, func(t *testing.T) {
+			servers := ""
+			if mode == "pulled" {
+				servers = pull
+			}
+			// The test binary's home is new, so gopls's caches are cold: its first
+			// diagnostics may take longer than the default wait.
+			dir := lspModule(t, `, "lsp": {`+servers+`"diagnosticsWaitMs": 30000}`)
+			warmUp(t, dir, "util.go")
+			if r := lspRun(t, dir, "lsp", "diagnostics", "util.go"); r.field(t, ".data.mode") != mode {
+				t.Fatalf("diagnostics are not %s: %s", mode, r.Stdout)
+			}
+			r := lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"x\""}`)
+			okEnv(t, r, "breaking edit")
+			news := r.field(t, ".data.diagnostics.new").([]any)
+			if len(news) != 1 || !strings.Contains(news[0].(map[string]any)["message"].(string), "mismatched types") {
+				t.Fatalf("the broken build is not reported: %s", r.Stdout)
+			}
+			if !strings.Contains(strings.Join(factsOf(t, r), "\n"), "1 new diagnostics") {
+				t.Fatalf("facts: %v", factsOf(t, r))
+			}
+			// '*' runs the project checker (go vet) over the whole module.
+			r = lspRun(t, dir, "lsp", "diagnostics", "*")
+			okEnv(t, r, "diagnostics *")
+			if r.field(t, ".data.mode") != "checker" || r.field(t, ".data.diagnostics.0.path") != "util.go" {
+				t.Fatalf("the checker does not report the broken build: %s", r.Stdout)
+			}
+			r = lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"// helper doubles n.","replacement":"// helper doubles n, badly."}`)
+			okEnv(t, r, "unrelated edit")
+			if n := len(r.field(t, ".data.diagnostics.new").([]any)); n != 0 || r.field(t, ".data.diagnostics.suppressed") != 1.0 {
+				t.Fatalf("an old diagnostic was reported again: %s", r.Stdout)
+			}
+			okEnv(t, lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * \"x\"","replacement":"return n * 2"}`), "fix")
+			os.WriteFile(filepath.Join(dir, ".agentic", "config.json"), []byte(`{"permissionMode": 2, "lsp": {`+servers+`"diagnosticsOnWrite": false, "diagnosticsWaitMs": 30000}}`), 0o644)
+			r = lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"y\""}`)
+			okEnv(t, r, "edit with diagnostics off")
+			if _, ok := r.Env["data"].(map[string]any)["diagnostics"]; ok {
+				t.Fatalf("diagnostics folded while lsp.diagnosticsOnWrite is false: %s", r.Stdout)
+			}
+		})
 	}
 }
 

@@ -158,8 +158,8 @@ func kindName(k int) string {
 // names no process, and a server that watches its parent (every
 // vscode-languageserver one) would exit at once. The sandbox and the
 // broker end servers instead.
-func initializeParams(rootURI, name string) map[string]any {
-	return map[string]any{
+func initializeParams(rootURI, name string, options map[string]any) map[string]any {
+	params := map[string]any{
 		"processId":        nil,
 		"clientInfo":       map[string]any{"name": "aw"},
 		"rootUri":          rootURI,
@@ -190,4 +190,8 @@ func initializeParams(rootURI, name string) map[string]any {
 			"window": map[string]any{"workDoneProgress": true},
 		},
 	}
+	if options != nil {
+		params["initializationOptions"] = options
+	}
+	return params
 }

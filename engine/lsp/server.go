@@ -230,7 +230,7 @@ func (s *server) initialize() {
 		} `json:"capabilities"`
 	}
 	uri := fileURI(s.root)
-	if err := s.conn.Call(ctx, "initialize", initializeParams(uri, filepath.Base(s.root)), &res); err != nil {
+	if err := s.conn.Call(ctx, "initialize", initializeParams(uri, filepath.Base(s.root), s.cfg.InitializationOptions), &res); err != nil {
 		s.fail(fmt.Errorf("%s did not initialize: %v; its stderr ends with: %s", s.cfg.Name, err, s.stderr.String()))
 		return
 	}

@@ -140,6 +140,10 @@ type LSPServer struct {
 	RootMarkers []string `json:"rootMarkers"`        // files whose directory is the server's root: go.mod
 	Checker     []string `json:"checker,omitempty"`  // the project checker lsp diagnostics '*' runs in the root: ["go", "vet", "./..."]
 	SettleMs    int      `json:"settleMs,omitempty"` // how long its diagnostics must stay unchanged to count as settled (default 300)
+	// InitializationOptions are sent as the handshake's
+	// initializationOptions: the server's own settings (gopls:
+	// {"pullDiagnostics": true}).
+	InitializationOptions map[string]any `json:"initializationOptions,omitempty"`
 }
 
 // Defaults returns the built-in settings, which the user and workspace
