@@ -34,6 +34,12 @@ starts runs in the OS sandbox and dies with it.
 	return cmd
 }
 
+// brokerServices are what a broker hosts (and a call runs in its own
+// process where no broker runs).
+func brokerServices() map[string]broker.Service {
+	return map[string]broker.Service{"lsp": lsp.NewService(), "debug": debug.NewService(), "eval": eval.NewService()}
+}
+
 // brokerServeCmd is the broker process itself, which the first call that
 // needs it starts. Hidden: nobody else calls it.
 func (a *app) brokerServeCmd() *cobra.Command {
@@ -49,8 +55,7 @@ func (a *app) brokerServeCmd() *cobra.Command {
 				}
 				return ws, err
 			}
-			services := map[string]broker.Service{"lsp": lsp.NewService(), "debug": debug.NewService(), "eval": eval.NewService()}
-			if err := broker.Serve(a.root, open, services); err != nil {
+			if err := broker.Serve(a.root, open, brokerServices()); err != nil {
 				a.io.Err.Write([]byte("aw broker: " + err.Error() + "\n"))
 				a.exitCode = ExitFailed
 			}

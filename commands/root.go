@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/agentic-workspace/aw/engine/broker"
 	"github.com/agentic-workspace/aw/engine/dispatch"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/output"
@@ -110,6 +111,7 @@ func Main(args []string) int { return Run(context.Background(), OSIO(), args) }
 // INTERNAL envelope, never a stack trace on the caller's screen.
 func Run(ctx context.Context, stdio IO, args []string) (code int) {
 	a := &app{io: stdio}
+	broker.Services = brokerServices
 	defer func() {
 		if r := recover(); r != nil {
 			a.emit(envelope.Fail("aw", fmt.Errorf("aw hit a bug (%v)", r)))

@@ -670,3 +670,33 @@ func TestDiagnosticsAfterCommand(t *testing.T) {
 		t.Fatalf("the rewritten file's error is not reported: %s", r.Stdout)
 	}
 }
+
+// TestLSPPerCall: with broker.mode per-call no background process runs:
+// each lsp call starts its server and ends it, a write folds no
+// diagnostics, and the debugger (which needs the broker) says why not.
+func TestLSPPerCall(t *testing.T) {
+	needGopls(t)
+	testenv.NeedProc(t)
+	dir := lspModule(t, `, "broker": {"mode": "per-call"}, "commands": {"allow": ["go", "dlv"]}`)
+	r := lspRun(t, dir, "lsp", "definition", "main.go", "17", "helper")
+	okEnv(t, r, "definition per call")
+	if loc := r.field(t, ".data.locations.0").(map[string]any); loc["path"] != "util.go" || loc["line"] != 4.0 {
+		t.Fatalf("definition of helper: %v", loc)
+	}
+	if left := goneUnder(dir, 5*time.Second); len(left) > 0 {
+		t.Fatalf("the call's server outlived it: %v", left)
+	}
+	if r = lspRun(t, dir, "broker", "status"); r.field(t, ".data.running") != false {
+		t.Fatalf("a broker runs in per-call mode: %s", r.Stdout)
+	}
+	r = lspRun(t, dir, "edit", "apply", "--op", `{"type":"replace","path":"util.go","search":"return n * 2","replacement":"return n * \"x\""}`)
+	okEnv(t, r, "edit")
+	if _, ok := r.Env["data"].(map[string]any)["diagnostics"]; ok {
+		t.Fatalf("a per-call write folded diagnostics: %s", r.Stdout)
+	}
+	r = lspRun(t, dir, "debug", "breakpoints", "main.go", "16")
+	wantCode(t, r, "TOOL_DISABLED")
+	if r.field(t, ".error.details.setting") != "broker.mode" {
+		t.Fatalf("the refusal does not name the setting: %s", r.Stdout)
+	}
+}

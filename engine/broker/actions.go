@@ -35,6 +35,13 @@ func StatusAction(ctx context.Context, ws *workspace.Workspace, _ *StatusRequest
 		st.Socket, _ = SocketPath(ws.Root, os.Getenv)
 	}
 	var env envelope.Envelope
+	if PerCall(ws) {
+		st.Mode = "per-call"
+		env = envelope.New("", "no broker: "+perCallWhy(ws)+"; each lsp call starts its language server and ends it, and the debugger and eval are not available", st)
+		env.Fact("broker: per-call")
+		return env, nil
+	}
+	st.Mode = "daemon"
 	if !running {
 		env = envelope.New("", "broker is not running (the next call that needs a language server, the debugger or eval starts it)", st)
 		env.Fact("broker: not running")

@@ -98,6 +98,7 @@ type Held struct {
 // Status is what the running broker reports.
 type Status struct {
 	Running     bool   `json:"running"`
+	Mode        string `json:"mode"` // daemon, per-call (broker.mode, or a platform without a broker)
 	Pid         int    `json:"pid,omitempty"`
 	Identity    string `json:"identity,omitempty"`
 	Socket      string `json:"socket"`

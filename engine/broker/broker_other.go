@@ -15,17 +15,17 @@ import (
 const Supported = false
 
 func unsupported() error {
-	return envelope.Errorf(envelope.ToolDisabled, "the broker that holds language servers needs unix sockets and file locks, which aw does not use on this platform yet; starting a server for each call is not built either")
+	return envelope.Errorf(envelope.ToolDisabled, "the broker that holds language servers, debug sessions and interpreters needs unix sockets and file locks, which aw does not use on this platform yet: lsp calls start their server for each call instead")
 }
 
-// Call is not available on this platform.
+// Call runs method in this process (no broker on this platform).
 func Call(ctx context.Context, ws *workspace.Workspace, method string, params, result any) error {
-	return unsupported()
+	return callHere(ctx, ws, method, params, result)
 }
 
-// CallServing is not available on this platform.
+// CallServing runs method in this process; nothing calls back.
 func CallServing(ctx context.Context, ws *workspace.Workspace, method string, params, result any, serve Served) error {
-	return unsupported()
+	return callHere(ctx, ws, method, params, result)
 }
 
 // CallBack is not available on this platform.

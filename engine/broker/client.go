@@ -38,6 +38,9 @@ func Call(ctx context.Context, ws *workspace.Workspace, method string, params, r
 // CallServing is Call on a connection over which the broker may call
 // back: serve answers those calls while this one is outstanding.
 func CallServing(ctx context.Context, ws *workspace.Workspace, method string, params, result any, serve Served) error {
+	if PerCall(ws) {
+		return callHere(ctx, ws, method, params, result)
+	}
 	conn, err := connect(ctx, ws, true)
 	if err != nil {
 		return err
@@ -77,6 +80,9 @@ func CallServing(ctx context.Context, ws *workspace.Workspace, method string, pa
 // Query is Call on a broker that already runs; it never starts one.
 // running is false when none answers.
 func Query(ctx context.Context, ws *workspace.Workspace, method string, params, result any) (running bool, err error) {
+	if PerCall(ws) {
+		return false, nil
+	}
 	conn, err := connect(ctx, ws, false)
 	if err != nil || conn == nil {
 		return false, err

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -194,7 +195,7 @@ func (h *host) call(ctx context.Context, method string, params json.RawMessage) 
 	case "broker.stop":
 		return h.status(), nil
 	}
-	name, sub, ok := cut(method)
+	name, sub, ok := strings.Cut(method, ".")
 	s := h.services[name]
 	if !ok || s == nil {
 		return nil, envelope.Errorf(envelope.InvalidInput, "the broker has no method %q", method)
@@ -204,15 +205,6 @@ func (h *host) call(ctx context.Context, method string, params json.RawMessage) 
 		return nil, err
 	}
 	return s.Call(ctx, ws, sub, params)
-}
-
-func cut(method string) (string, string, bool) {
-	for i := 0; i < len(method); i++ {
-		if method[i] == '.' {
-			return method[:i], method[i+1:], true
-		}
-	}
-	return "", "", false
 }
 
 func (h *host) status() Status {

@@ -41,10 +41,11 @@ type settable interface{ SetDiagnostics(any) }
 // open changed), deduplicated by the workspace's ledger. It never fails the
 // write and never waits past lsp.diagnosticsWaitMs: a slow or broken
 // server is reported as unavailable, with why. Files no server is
-// available for are skipped without a word.
+// available for are skipped without a word, and so is every write where
+// no broker runs (a server started per write would cost seconds each).
 func FoldDiagnostics(ctx context.Context, ws *workspace.Workspace, files []string, env *envelope.Envelope) {
 	data, ok := env.Data.(settable)
-	if !ok || !env.OK || !ws.Settings.LSP.DiagnosticsOnWrite || !broker.Supported {
+	if !ok || !env.OK || !ws.Settings.LSP.DiagnosticsOnWrite || broker.PerCall(ws) {
 		return
 	}
 	groups := map[string][]string{}

@@ -209,6 +209,10 @@ func (v *Service) Held() []broker.Held {
 // Close implements broker.Service.
 func (v *Service) Close() { v.reload(target{}) }
 
+// Standalone implements broker.Standalone: a query needs only the files,
+// so it can run where no broker holds the server (started for the call).
+func (v *Service) Standalone() bool { return true }
+
 // diagnostics syncs the files and collects their diagnostics: pulled from
 // a server that offers textDocument/diagnostic, else the pushed ones once
 // no new publication arrived for SettleMs (at most WaitMs). Files the

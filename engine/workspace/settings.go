@@ -112,7 +112,8 @@ type Settings struct {
 		MaxBytes      int `json:"maxBytes" doc:"size of .agentic/ above which the oldest prunable entries go first"`
 	} `json:"store"`
 	Broker struct {
-		IdleSeconds int `json:"idleSeconds" doc:"seconds the workspace's broker (which holds language servers) may go without a call before it exits"`
+		IdleSeconds int    `json:"idleSeconds" doc:"seconds the workspace's broker (which holds language servers) may go without a call before it exits"`
+		Mode        string `json:"mode" doc:"daemon: one background broker per workspace keeps language servers, the debug session and interpreters warm across calls; per-call: no background process, each lsp call starts its server and ends it (seconds a call; debug and eval need the daemon). Platforms without unix sockets are always per-call"`
 	} `json:"broker"`
 	Host struct {
 		URL      string `json:"url" doc:"base URL of the host.workspace server (aw serve) that aw host talks to; the token is sent to this URL only"`
@@ -187,6 +188,7 @@ func Defaults() Settings {
 	s.Search.Embeddings.APIKeyEnv = "OPENAI_API_KEY"
 	s.Edit.MaxTransactionBytes = 256 << 20
 	s.Broker.IdleSeconds = 600
+	s.Broker.Mode = "daemon"
 	s.Host.TokenEnv = "AW_HOST_TOKEN"
 	s.Debug.TTLSeconds = 1800
 	s.Eval.TimeoutSeconds = 300
@@ -369,6 +371,8 @@ func (s *Settings) Validate() error {
 		return bad("browser.maxSessions", "at least 1", s.Browser.MaxSessions)
 	case s.Broker.IdleSeconds < 1:
 		return bad("broker.idleSeconds", "at least 1", s.Broker.IdleSeconds)
+	case s.Broker.Mode != "daemon" && s.Broker.Mode != "per-call":
+		return bad("broker.mode", `"daemon" or "per-call"`, s.Broker.Mode)
 	case s.Debug.TTLSeconds < 1 || s.Debug.TTLSeconds > 1800:
 		return bad("debug.ttlSeconds", "1 to 1800", s.Debug.TTLSeconds)
 	case s.Eval.TimeoutSeconds < 1 || s.Eval.TimeoutSeconds > 3600:

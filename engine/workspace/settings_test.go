@@ -59,6 +59,7 @@ func TestValidateBounds(t *testing.T) {
 		"commands.interpreter": func(s *Settings) { s.Commands.Interpreter = "bash" },
 		"commands.sandbox":     func(s *Settings) { s.Commands.Sandbox = "maybe" },
 		"commands.snapshot":    func(s *Settings) { s.Commands.Snapshot = "on" },
+		"broker.mode":          func(s *Settings) { s.Broker.Mode = "sometimes" },
 		"research.provider":    func(s *Settings) { s.Research.Provider = "bing" },
 		"denyPaths":            func(s *Settings) { s.DenyPaths = []string{"[unclosed"} },
 	} {
