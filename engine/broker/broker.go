@@ -24,14 +24,17 @@
 //     protocol); a caller of another build stops it and starts its own, so an
 //     upgraded aw never talks to a broker of the old one.
 //   - It ends itself: after broker.idleSeconds without a call (unless a
-//     resource it holds asks to live longer, a debug session to its TTL), or as soon as
-//     its owner record (.agentic/broker/broker.json) names another process
-//     or is gone, or the workspace's .agentic/ is gone (checked every
-//     CheckInterval). What it started dies with it: servers run under the OS
+//     resource it holds asks to live longer: a debug session, to its TTL),
+//     or as soon as its owner record (.agentic/broker/broker.json) names
+//     another process or is gone, or the workspace's .agentic/ is gone
+//     (checked every CheckInterval). What it started dies with it: servers run under the OS
 //     sandbox with die-with-parent (or a parent-death signal where the
 //     sandbox is not bubblewrap).
 //   - Stale state (a socket nobody listens on, a record of a dead broker) is
 //     removed by the next start.
+//   - Where none runs (broker.mode per-call, or a platform without unix
+//     sockets), a Standalone service's call runs in the calling process
+//     and ends with it (percall.go).
 //
 // Decisions where the product contract is silent: the socket's directory
 // is the only access control (a process of the same user can reach the
