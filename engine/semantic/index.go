@@ -154,7 +154,7 @@ func loadIndex(ws *workspace.Workspace, base string) (*manifest, []*segment, str
 }
 
 func loadSegment(ws *workspace.Workspace, id uint32) (*segment, error) {
-	data, unmap, err := mapFile(indexPath(ws, segName(id)))
+	data, unmap, err := store.MapFile(indexPath(ws, segName(id)))
 	if err != nil {
 		return nil, err
 	}

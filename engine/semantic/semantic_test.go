@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentic-workspace/aw/engine/store"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -171,7 +172,7 @@ func TestTruncatedMappingFaultIsRecovered(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, unmap, err := mapFile(p)
+	b, unmap, err := store.MapFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
