@@ -134,15 +134,7 @@ func start(ctx context.Context, ws *workspace.Workspace, id string, c launchCall
 		return nil, envelope.Errorf(envelope.Internal, "cannot start the %s adapter: %v", c.Adapter, err)
 	}
 	s.pid = cmd.Process.Pid
-	go func() {
-		cmd.Wait()
-		s.set(func() {
-			if !terminal(s.state) {
-				s.state, s.detail = Failed, fmt.Sprintf("the %s adapter exited: %s", c.Adapter, s.stderr.String())
-			}
-		})
-		close(s.exited)
-	}()
+	go s.watch(cmd)
 	if c.Transport == "socket" {
 		conn, err := dialSocket(ctx, sock, s.exited)
 		if err != nil {
@@ -411,6 +403,23 @@ func (s *session) end(state string) {
 			s.detail = "the session reached its time limit and was ended"
 		}
 	})
+}
+
+// watch waits for the adapter process to end. An adapter that ends while
+// aw is ending the session (it often leaves before answering disconnect)
+// ends it in the state aw asked for; one that ends by itself failed.
+func (s *session) watch(cmd *exec.Cmd) {
+	cmd.Wait()
+	s.set(func() {
+		switch {
+		case terminal(s.state):
+		case s.ending != "":
+			s.state, s.stop = s.ending, nil
+		default:
+			s.state, s.detail = Failed, fmt.Sprintf("the %s adapter exited: %s", s.adapter, s.stderr.String())
+		}
+	})
+	close(s.exited)
 }
 
 func (s *session) kill() {
