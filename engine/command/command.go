@@ -132,6 +132,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, req *Request) (envelope.E
 // checks and the gate of prepare, the job record, the process to its end.
 // A staged call returns its envelope instead of a job.
 func foreground(ws *workspace.Workspace, req *Request, action string) (j *Job, capped bool, staged *envelope.Envelope, err error) {
+	pre := snapshot.Preload(ws)
 	p, staged, err := prepare(ws, req, action)
 	if err != nil || staged != nil {
 		return nil, false, staged, err
@@ -142,7 +143,7 @@ func foreground(ws *workspace.Workspace, req *Request, action string) (j *Job, c
 		return nil, false, nil, err
 	}
 	var consumeErr error
-	snap := snapshot.Begin(context.Background(), ws)
+	snap := snapshot.Begin(context.Background(), ws, pre)
 	j, err = execute(ws.Store, p.job.ID, spawnEnv(ws, p.job.ID), snap, func(pid int, err error) {
 		if err == nil {
 			consumeErr = gate.Consume(ws, p.approval)
@@ -557,7 +558,7 @@ func supervisedSnapshot(root string, j *Job) *snapshot.Session {
 	if err != nil {
 		return nil
 	}
-	return snapshot.Begin(context.Background(), ws)
+	return snapshot.Begin(context.Background(), ws, nil)
 }
 
 func asError(err error) *envelope.Error {

@@ -42,11 +42,11 @@ func (fw FileWalk) Run(ctx context.Context, ws *workspace.Workspace, path string
 	var skipped atomic.Int64
 	read := func(wk *walker, e entry) {
 		if fw.Unchanged != nil {
-			if fi, err := os.Lstat(e.abs); err == nil && fw.Unchanged(e.rel, fi) {
+			if fi, err := os.Lstat(e.abs()); err == nil && fw.Unchanged(e.rel, fi) {
 				return
 			}
 		}
-		buf, more, err := readSmall(e.abs, wk.buf, limit)
+		buf, more, err := readSmall(e.abs(), wk.buf, limit)
 		if cap(buf) <= limit {
 			wk.buf = buf[:0]
 		}
@@ -57,7 +57,7 @@ func (fw FileWalk) Run(ctx context.Context, ws *workspace.Workspace, path string
 		fw.Visit(e.rel, buf)
 	}
 	if !fi.IsDir() {
-		read(&walker{}, entry{abs: base.Abs, rel: base.Rel})
+		read(&walker{}, fileEntry(base))
 	} else {
 		w := &walk{ws: ws, base: base, ignore: walkIgnore(ws), visit: func(wk *walker, e entry) {
 			if e.typ != 0 || fw.Want != nil && !fw.Want(e.rel) {

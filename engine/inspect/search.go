@@ -85,7 +85,7 @@ func Search(ctx context.Context, ws *workspace.Workspace, req *SearchRequest) (e
 	if !fi.IsDir() {
 		// One named file: searched even if an ignore rule covers it.
 		wk := &walker{}
-		s.file(wk, entry{abs: base.Abs, rel: base.Rel})
+		s.file(wk, fileEntry(base))
 	} else {
 		w := &walk{ws: ws, base: base, ignore: walkIgnore(ws),
 			visit: func(wk *walker, e entry) {
@@ -220,7 +220,7 @@ func (s *searcher) file(wk *walker, e entry) {
 	if s.res.beyond(e.rel) {
 		return
 	}
-	buf, more, err := readSmall(e.abs, wk.buf, wholeFileLimit)
+	buf, more, err := readSmall(e.abs(), wk.buf, wholeFileLimit)
 	if cap(buf) <= wholeFileLimit {
 		wk.buf = buf[:0]
 	}
@@ -247,7 +247,7 @@ func (s *searcher) file(wk *walker, e entry) {
 // bigFile searches a file too large to hold whole, chunk by chunk; context
 // lines are taken from within a chunk.
 func (s *searcher) bigFile(e entry) {
-	f, err := os.Open(e.abs)
+	f, err := os.Open(e.abs())
 	if err != nil {
 		s.skip()
 		return

@@ -22,7 +22,7 @@ func Files(ctx context.Context, ws *workspace.Workspace, workers int, visit func
 		return err
 	}
 	found := func(wk *walker, e entry) {
-		visit(snapshot.Found{Worker: wk.n, Rel: e.rel, Abs: e.abs, Name: e.name, Dir: e.dir, Type: e.typ})
+		visit(snapshot.Found{Worker: wk.n, Rel: e.rel, Parent: e.parent, Name: e.name, Dir: e.dir, Type: e.typ})
 	}
 	w := &walk{ws: ws, base: base, ignore: walkIgnore(ws), workers: workers, visit: found, visitDir: found}
 	w.run(ctx, nil)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -23,6 +24,7 @@ type walk struct {
 	visit    func(wk *walker, e entry) // files, symlinks and others; called concurrently
 	visitDir func(wk *walker, e entry) // directories (after the filters), may be nil
 	workers  int
+	rooted   bool // the base is the root: base-relative paths are root-relative
 }
 
 // walkIgnore is what searches hide below their base: list.ignore, and the
@@ -34,11 +36,20 @@ func walkIgnore(ws *workspace.Workspace) *workspace.Patterns {
 
 // entry is one thing found by a walk.
 type entry struct {
-	abs  string
-	rel  string // root-relative, slash-separated
-	name string
-	typ  fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 (regular) or another type bit
-	dir  *os.File    // the open parent directory, valid during the visit only
+	parent string // the absolute directory it is in
+	rel    string // root-relative, slash-separated
+	name   string
+	typ    fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 (regular) or another type bit
+	dir    *os.File    // the open parent directory, valid during the visit only
+}
+
+// abs is the entry's absolute path, built when a visit needs it: a
+// snapshot scan stats relative to dir and needs it for few entries.
+func (e *entry) abs() string { return e.parent + string(filepath.Separator) + e.name }
+
+// fileEntry is the entry of one named file, looked at without a walk.
+func fileEntry(p workspace.Path) entry {
+	return entry{parent: filepath.Dir(p.Abs), name: filepath.Base(p.Abs), rel: p.Rel}
 }
 
 type dirJob struct {
@@ -61,6 +72,7 @@ func (w *walk) run(ctx context.Context, newOut func() any) []any {
 		w.workers = runtime.GOMAXPROCS(0)
 	}
 	comps := splitRel(w.base.Rel)
+	w.rooted = len(comps) == 0
 	var rules *ignoreRules
 	if !w.base.Outside {
 		rules = ancestorRules(w.ws.Root, comps)
@@ -119,6 +131,9 @@ func (w *walk) dir(wk *walker, q *jobQueue, job dirJob) {
 			}
 		}
 	}
+	// The components of a child, its name last: one slice for the
+	// directory, copied only for a subdirectory, which keeps its own.
+	comps := append(job.comps[:len(job.comps):len(job.comps)], "")
 	for _, e := range ents {
 		name := e.Name()
 		rel := join(job.rel, name)
@@ -127,20 +142,20 @@ func (w *walk) dir(wk *walker, q *jobQueue, job dirJob) {
 		if w.ws.Jail.DeniedBelow(rel) {
 			continue
 		}
-		brel := join(job.brel, name)
+		brel := rel
+		if !w.rooted {
+			brel = join(job.brel, name)
+		}
 		if w.ignore.MatchBelow(brel) {
 			continue
 		}
 		typ := e.Type()
 		isDir := typ.IsDir()
-		var comps []string
-		if rules != nil {
-			comps = append(job.comps[:len(job.comps):len(job.comps)], name)
-			if rules.ignored(comps, isDir) {
-				continue
-			}
+		comps[len(comps)-1] = name
+		if rules != nil && rules.ignored(comps, isDir) {
+			continue
 		}
-		ent := entry{abs: job.abs + string(filepath.Separator) + name, rel: rel, name: name, typ: typ & fs.ModeType, dir: f}
+		ent := entry{parent: job.abs, rel: rel, name: name, typ: typ & fs.ModeType, dir: f}
 		if isDir {
 			if w.skipDir != nil && w.skipDir(rel) {
 				continue
@@ -148,10 +163,7 @@ func (w *walk) dir(wk *walker, q *jobQueue, job dirJob) {
 			if w.visitDir != nil {
 				w.visitDir(wk, ent)
 			}
-			if comps == nil {
-				comps = append(job.comps[:len(job.comps):len(job.comps)], name)
-			}
-			q.push(dirJob{abs: ent.abs, rel: rel, brel: brel, comps: comps, rules: rules})
+			q.push(dirJob{abs: ent.abs(), rel: rel, brel: brel, comps: slices.Clone(comps), rules: rules})
 			continue
 		}
 		w.visit(wk, ent)

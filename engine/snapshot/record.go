@@ -127,9 +127,32 @@ func LimitsOf(ws *workspace.Workspace) Limits {
 	return Limits{MaxFiles: c.SnapshotMaxFiles, MaxBytes: c.SnapshotMaxBytes, MaxFileBytes: c.SnapshotMaxFileBytes}
 }
 
-// Begin scans the tree before a job. It never fails the job: a tree it
-// cannot record gives a session whose End says why.
-func Begin(ctx context.Context, ws *workspace.Workspace) *Session {
+// Preloaded is the saved manifest, read in the background.
+type Preloaded struct {
+	done chan struct{}
+	m    *Manifest
+}
+
+// Preload starts reading the saved manifest, so that it is decoded by the
+// time Begin needs it: the caller checks and gates the job meanwhile, and
+// a large tree's manifest takes as long to decode as that.
+func Preload(ws *workspace.Workspace) *Preloaded {
+	p := &Preloaded{done: make(chan struct{})}
+	if ws.Settings.Commands.Snapshot == "off" {
+		close(p.done)
+		return p
+	}
+	go func() {
+		defer close(p.done)
+		p.m = Open(ws).Latest()
+	}()
+	return p
+}
+
+// Begin scans the tree before a job, from pre when the caller preloaded
+// the manifest (nil: read now). It never fails the job: a tree it cannot
+// record gives a session whose End says why.
+func Begin(ctx context.Context, ws *workspace.Workspace, pre *Preloaded) *Session {
 	s := &Session{ws: ws, store: Open(ws), limits: LimitsOf(ws)}
 	if ws.Settings.Commands.Snapshot == "off" {
 		s.reason = "commands.snapshot is off"
@@ -139,7 +162,13 @@ func Begin(ctx context.Context, ws *workspace.Workspace) *Session {
 		s.reason = "this build cannot walk the tree"
 		return s
 	}
-	prev := s.store.Latest()
+	var prev *Manifest
+	if pre != nil {
+		<-pre.done
+		prev = pre.m
+	} else {
+		prev = s.store.Latest()
+	}
 	s.watch = newWatcher()
 	m, err := s.store.scan(ctx, ws, prev, s.limits, s.watch)
 	if err != nil {

@@ -93,7 +93,8 @@ type Manifest struct {
 	// manifest: when it is not 0, the saved manifest is out of date.
 	hashed int
 	// same is the manifest whose entries these are, unchanged (a watched
-	// job that touched nothing): Diff need not compare them.
+	// job that touched nothing, a scan that found nothing new): Diff need
+	// not compare them. The map is shared, never written.
 	same *Manifest
 }
 
@@ -108,11 +109,15 @@ type Limits struct {
 type Found struct {
 	Worker int    // which of the walk's workers visits it, from 0
 	Rel    string // root-relative, slash-separated
-	Abs    string
+	Parent string // the absolute directory it is in
 	Name   string
-	Dir    *os.File    // the open parent directory, valid during the visit only
+	Dir    *os.File    // the open parent directory, valid during the visit only (nil: none open)
 	Type   fs.FileMode // 0 for a regular file, else its type bits (fs.ModeDir too)
 }
+
+// Abs is the path's absolute form. A scan builds it only for the entries it
+// reads: most are statted relative to Dir.
+func (f *Found) Abs() string { return f.Parent + string(filepath.Separator) + f.Name }
 
 // Walk visits, with workers goroutines, every directory, file, symlink
 // and special file of the tree that a search sees (denyPaths, list.ignore,
@@ -214,7 +219,7 @@ func (s *Store) scan(ctx context.Context, ws *workspace.Workspace, prev *Manifes
 	}
 	err := Walk(ctx, ws, scanWorkers, func(f Found) {
 		if f.Type == fs.ModeDir && w != nil {
-			w.add(f.Rel, f.Abs)
+			w.add(f.Rel, f.Abs())
 		} else if sc.n.Add(1) > int64(lim.MaxFiles) {
 			cancel()
 			return
@@ -240,7 +245,16 @@ func (s *Store) scan(ctx context.Context, ws *workspace.Workspace, prev *Manifes
 	if err != nil {
 		return nil, err
 	}
-	m.Entries = make(map[string]*Entry, len(outs[0])+len(outs[1]))
+	n := 0
+	for _, out := range outs {
+		n += len(out)
+	}
+	if prev != nil && sc.hashed.Load() == 0 && n == len(prev.Entries) {
+		// Every path is prev's own, unchanged: so is the whole tree.
+		m.Entries, m.Unkept, m.Racy, m.same = prev.Entries, prev.Unkept, prev.Racy, prev
+		return m, nil
+	}
+	m.Entries = make(map[string]*Entry, n)
 	for _, out := range outs {
 		for _, e := range out {
 			m.Entries[e.Path] = e
@@ -285,9 +299,9 @@ func (s *Store) rescan(ws *workspace.Workspace, before *Manifest, paths map[stri
 			return nil, false, nil
 		}
 		old := before.Entries[rel]
-		abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
+		found := Found{Rel: rel, Parent: filepath.Dir(filepath.Join(ws.Root, filepath.FromSlash(rel))), Name: name}
 		var cur Entry
-		err := lstatAt(nil, name, abs, &cur)
+		err := lstatAt(&found, &cur)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if old != nil && old.Mode.IsDir() {
@@ -303,7 +317,8 @@ func (s *Store) rescan(ws *workspace.Workspace, before *Manifest, paths map[stri
 		if old.Kept {
 			sc.kept.Add(-old.Size)
 		}
-		e, err := sc.entry(Found{Rel: rel, Abs: abs, Name: name, Type: cur.Mode.Type()})
+		found.Type = cur.Mode.Type()
+		e, err := sc.entry(found)
 		if err != nil {
 			return nil, false, err
 		}
@@ -354,7 +369,7 @@ func (sc *scan) entry(f Found) (*Entry, error) {
 		return &Entry{Path: f.Rel, Mode: fs.ModeDir}, nil
 	}
 	var cur Entry
-	err := lstatAt(f.Dir, f.Name, f.Abs, &cur)
+	err := lstatAt(&f, &cur)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -374,11 +389,11 @@ func (sc *scan) entry(f Found) (*Entry, error) {
 	e.Racy = e.Mtime >= sc.racyAfter || e.Ctime >= sc.racyAfter
 	switch {
 	case e.Mode&fs.ModeSymlink != 0:
-		e.Link, err = os.Readlink(f.Abs)
+		e.Link, err = os.Readlink(f.Abs())
 		e.Sum = sha256.Sum256([]byte(e.Link))
 	case e.Mode.IsRegular() && e.Size <= sc.lim.MaxFileBytes:
 		var b []byte
-		if b, err = os.ReadFile(f.Abs); err != nil {
+		if b, err = os.ReadFile(f.Abs()); err != nil {
 			break
 		}
 		e.Sum = sha256.Sum256(b)
@@ -397,7 +412,7 @@ func (sc *scan) entry(f Found) (*Entry, error) {
 			sc.kept.Add(-e.Size)
 		}
 	case e.Mode.IsRegular():
-		e.Sum, err = hashFile(f.Abs)
+		e.Sum, err = hashFile(f.Abs())
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -4,10 +4,10 @@ package snapshot
 
 import "os"
 
-// lstatAt fills e's stat from abs. There is no change time or inode here:
+// lstatAt fills e's stat from f. There is no change time or inode here:
 // size, mtime and mode alone decide whether a file is hashed again.
-func lstatAt(_ *os.File, _, abs string, e *Entry) error {
-	fi, err := os.Lstat(abs)
+func lstatAt(f *Found, e *Entry) error {
+	fi, err := os.Lstat(f.Abs())
 	if err != nil {
 		return err
 	}

@@ -9,21 +9,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lstatAt fills e's stat from name in the open directory dir, without
-// following a symlink: relative to the directory the walk holds open, the
-// kernel does not walk the whole path again, and nothing is allocated.
-// The change time and inode catch a file rewritten in place with its size
-// and mtime put back. With no directory, abs is statted.
-func lstatAt(dir *os.File, name, abs string, e *Entry) error {
+// lstatAt fills e's stat from f, without following a symlink: relative to
+// the directory the walk holds open, the kernel does not walk the whole
+// path again, and nothing is allocated. The change time and inode catch a
+// file rewritten in place with its size and mtime put back. With no
+// directory open, the absolute path is statted.
+func lstatAt(f *Found, e *Entry) error {
 	var st unix.Stat_t
-	fd := unix.AT_FDCWD
-	if dir != nil {
-		fd = int(dir.Fd())
+	fd, name := unix.AT_FDCWD, f.Name
+	if f.Dir != nil {
+		fd = int(f.Dir.Fd())
 	} else {
-		name = abs
+		name = f.Abs()
 	}
 	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return &os.PathError{Op: "lstat", Path: abs, Err: err}
+		return &os.PathError{Op: "lstat", Path: f.Abs(), Err: err}
 	}
 	e.Mode = fileMode(uint32(st.Mode))
 	e.Size = st.Size

@@ -23,14 +23,18 @@ type Patterns struct {
 
 type pattern struct {
 	glob     string
-	anywhere bool // no slash: match each name, not the whole path
-	literal  bool // no glob syntax: matching is comparing
+	anywhere bool   // no slash: match each name, not the whole path
+	literal  bool   // no glob syntax: matching is comparing
+	prefix   string // set when the glob is a literal and one final "*" (".env*")
 }
 
 // matchName matches one path element against an anywhere pattern.
 func (pt pattern) matchName(name string) bool {
 	if pt.literal {
 		return name == pt.glob
+	}
+	if pt.prefix != "" {
+		return strings.HasPrefix(name, pt.prefix)
 	}
 	if ok, _ := path.Match(pt.glob, name); ok {
 		return true
@@ -59,7 +63,11 @@ func NewPatterns(globs ...[]string) *Patterns {
 			}
 			anchored := strings.Contains(g, "/")
 			g = strings.TrimPrefix(g, "/")
-			p.pats = append(p.pats, pattern{glob: g, anywhere: !anchored, literal: !strings.ContainsAny(g, `*?[\`)})
+			pt := pattern{glob: g, anywhere: !anchored, literal: !strings.ContainsAny(g, `*?[\`)}
+			if head, ok := strings.CutSuffix(g, "*"); ok && !strings.ContainsAny(head, `*?[\`) {
+				pt.prefix = head
+			}
+			p.pats = append(p.pats, pt)
 		}
 	}
 	return p
@@ -120,7 +128,11 @@ func (p *Patterns) MatchBelow(rel string) bool {
 			}
 			continue
 		}
-		if ok, _ := doublestar.Match(pt.glob, rel); ok {
+		if pt.literal {
+			if rel == pt.glob {
+				return true
+			}
+		} else if ok, _ := doublestar.Match(pt.glob, rel); ok {
 			return true
 		}
 	}

@@ -17,6 +17,12 @@ func TestPatterns(t *testing.T) {
 		{[]string{".env*"}, ".env", true},
 		{[]string{".env*"}, "sub/.env.local", true},
 		{[]string{".env*"}, "sub/env", false},
+		{[]string{".env*"}, "x.env", false},
+		{[]string{"ab*"}, "a", false},
+		{[]string{"a*b*"}, "a-x-b-y", true},
+		{[]string{"a[*"}, "a[x", false}, // not a prefix: a bad class matches nothing
+		{[]string{"/.agentic"}, ".agentic", true},
+		{[]string{"/.agentic"}, "x/.agentic", false},
 		{[]string{".env*"}, ".envrc/inside", true}, // a matching directory covers its contents
 		{[]string{"node_modules"}, "a/node_modules/x/y.js", true},
 		{[]string{"src/*.go"}, "src/a.go", true},

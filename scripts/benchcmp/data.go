@@ -226,6 +226,10 @@ func sourceFile(rng *rand.Rand, i int) []byte {
 	return []byte(b.String())
 }
 
+// gitQuiet keeps git from packing in the background after a commit (its
+// automatic gc detaches, and a later explicit gc would find it running).
+var gitQuiet = []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=gc.autoDetach", "GIT_CONFIG_VALUE_0=false"}
+
 func gitInit(dir string) error {
 	for _, args := range [][]string{
 		{"init", "-q"},
@@ -234,7 +238,7 @@ func gitInit(dir string) error {
 	} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		cmd.Env = append(os.Environ(), append(gitQuiet, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}

@@ -248,7 +248,7 @@ func (b *bench) snapshotTree(name, extra string) (string, error) {
 		}
 		for _, args := range steps {
 			cmd := exec.Command("git", args...)
-			cmd.Dir, cmd.Env = root, append(os.Environ(), env...)
+			cmd.Dir, cmd.Env = root, append(append(os.Environ(), gitQuiet...), env...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return "", fmt.Errorf("git %v: %v: %s", args, err, out)
 			}

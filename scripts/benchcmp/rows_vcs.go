@@ -93,7 +93,7 @@ func (b *bench) vcsRepo(name string, mods, history, nodeModules int) (string, er
 	env := []string{"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com"}
 	run := func(args ...string) error {
 		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = root, append(os.Environ(), env...)
+		cmd.Dir, cmd.Env = root, append(append(os.Environ(), gitQuiet...), env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %v: %v: %s", args, err, out)
 		}
