@@ -8,6 +8,7 @@ import (
 	"github.com/agentic-workspace/aw/engine/dispatch"
 	"github.com/agentic-workspace/aw/engine/eval"
 	"github.com/agentic-workspace/aw/engine/lsp"
+	"github.com/agentic-workspace/aw/engine/treewatch"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -37,7 +38,7 @@ starts runs in the OS sandbox and dies with it.
 // brokerServices are what a broker hosts (and a call runs in its own
 // process where no broker runs).
 func brokerServices() map[string]broker.Service {
-	return map[string]broker.Service{"lsp": lsp.NewService(), "debug": debug.NewService(), "eval": eval.NewService()}
+	return map[string]broker.Service{"lsp": lsp.NewService(), "debug": debug.NewService(), "eval": eval.NewService(), "tree": treewatch.NewService()}
 }
 
 // brokerServeCmd is the broker process itself, which the first call that

@@ -11,6 +11,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/agentic-workspace/aw/internal/testenv"
 )
 
 // semanticWS is a workspace holding files (path → content) and a config.
@@ -539,5 +542,114 @@ func TestSemanticSearchEmbeddings(t *testing.T) {
 	r = runAWEnv(t, ws, nil, env, "inspect", "semantic-search", "process fruit")
 	if _, ok := r.Env["data"].(map[string]any)["embeddings"]; ok || e.calls.Load() != calls {
 		t.Errorf("embeddings off by default: %s", r.Stdout)
+	}
+}
+
+// semWatched runs a query and says whether the index learnt what changed
+// from the broker's watch of the tree (rather than statting every file).
+func semWatched(t *testing.T, ws, query string) ([]semResult, bool) {
+	t.Helper()
+	r := runAW(t, ws, nil, "inspect", "semantic-search", query)
+	return semResults(t, r), r.field(t, ".data.index.watched") == true
+}
+
+// treeWatchReady waits until the workspace's broker watches the tree.
+func treeWatchReady(t *testing.T, ws string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		r := runAW(t, ws, nil, "broker", "status")
+		if held, ok := r.field(t, ".data.held").([]any); ok {
+			for _, h := range held {
+				if h := h.(map[string]any); h["service"] == "tree" && h["state"] == "ready" {
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the broker's watch of the tree never became ready")
+}
+
+// symbols are the symbols of results.
+func symbols(res []semResult) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range res {
+		out[x.Symbol] = true
+	}
+	return out
+}
+
+// With the broker watching the tree, a query looks again only at the
+// paths that changed, and finds every kind of change: content with the
+// stat put back, a new file, a deleted one, a new directory, a .gitignore.
+// Without the broker it walks, with the same answers.
+func TestSemanticSearchWatched(t *testing.T) {
+	testenv.NeedProc(t)
+	ws := semanticWS(t, "", shopModule)
+	writeFile(t, filepath.Join(ws, "assets/logo.bin"), "PNG\x00\x01\x02")
+	writeFile(t, filepath.Join(ws, ".gitignore"), "drafts/\n")
+	writeFile(t, filepath.Join(ws, "drafts/refund.go"), "package drafts\n\n// RefundPolicy says when money goes back.\nfunc RefundPolicy() {}\n")
+	semWatched(t, ws, "invoice")
+	treeWatchReady(t, ws)
+	semWatched(t, ws, "invoice") // the first answer of a ready watch: a walk, and a token
+	if _, watched := semWatched(t, ws, "invoice"); !watched {
+		t.Fatal("nothing changed, yet the query walked the tree")
+	}
+
+	// Same size, same mtime, same inode: only the watch can tell.
+	inv := filepath.Join(ws, "billing/invoice.go")
+	fi, _ := os.Stat(inv)
+	writeFile(t, inv, strings.Replace(shopModule["billing/invoice.go"], "ApplyDiscount lowers", "ApplyDiscount reduces", 1)[:fi.Size()])
+	os.Chtimes(inv, fi.ModTime(), fi.ModTime())
+	res, watched := semWatched(t, ws, "reduces the invoice total")
+	if !watched || len(res) == 0 || !strings.Contains(res[0].Snippet, "reduces") {
+		t.Fatalf("content changed under the same stat (watched %v): %+v", watched, res)
+	}
+
+	writeFile(t, filepath.Join(ws, "cart/wishlist.go"), "package cart\n\n// SaveForLater keeps an item on the wishlist.\nfunc SaveForLater() {}\n")
+	os.Remove(filepath.Join(ws, "cart/cart.go"))
+	res, watched = semWatched(t, ws, "wishlist item checkout cart")
+	if got := symbols(res); !watched || !got["SaveForLater"] || got["Checkout"] || got["AddItem"] {
+		t.Fatalf("a new file and a deleted one (watched %v): %+v", watched, res)
+	}
+
+	// A new directory: walked for once, watched from then on.
+	writeFile(t, filepath.Join(ws, "shipping/zone/rates.go"), "package zone\n\n// PostageRate prices a parcel by weight.\nfunc PostageRate(kg int) int { return kg }\n")
+	if res, _ := semWatched(t, ws, "postage rate parcel weight"); !symbols(res)["PostageRate"] {
+		t.Fatalf("a file in a new directory: %+v", res)
+	}
+	writeFile(t, filepath.Join(ws, "shipping/zone/express.go"), "package zone\n\n// ExpressSurcharge adds the fee of next-day delivery.\nfunc ExpressSurcharge() int { return 5 }\n")
+	if res, watched := semWatched(t, ws, "next-day delivery fee"); !watched || !symbols(res)["ExpressSurcharge"] {
+		t.Fatalf("a file in a directory made after the watch (watched %v): %+v", watched, res)
+	}
+
+	// A .gitignore changes what is indexed: the query walks, and the watch
+	// starts again, now over the directory that was ignored.
+	writeFile(t, filepath.Join(ws, ".gitignore"), "shipping/\n")
+	res, _ = semWatched(t, ws, "next-day delivery fee postage refund policy money")
+	if got := symbols(res); got["ExpressSurcharge"] || got["PostageRate"] || !got["RefundPolicy"] {
+		t.Fatalf("after a .gitignore change: %+v", res)
+	}
+	treeWatchReady(t, ws)
+	semWatched(t, ws, "refund")
+	refund := filepath.Join(ws, "drafts/refund.go")
+	fi, _ = os.Stat(refund)
+	writeFile(t, refund, "package drafts\n\n// RefundWindow says when money goes back.\nfunc RefundWindow() {}\n")
+	os.Chtimes(refund, fi.ModTime(), fi.ModTime())
+	if res, watched := semWatched(t, ws, "when money goes back"); !watched || !symbols(res)["RefundWindow"] {
+		t.Fatalf("a change in a directory no longer ignored (watched %v): %+v", watched, res)
+	}
+
+	// The broker gone: the query walks, with the same answers.
+	mustOK(t, runAW(t, ws, nil, "broker", "stop"), "broker stop")
+	writeFile(t, filepath.Join(ws, "cart/coupon.go"), "package cart\n\n// RedeemCoupon takes a voucher code off the price.\nfunc RedeemCoupon() {}\n")
+	writeConfig(t, ws, `{"broker": {"mode": "per-call"}}`)
+	res, watched = semWatched(t, ws, "voucher code off the price")
+	if watched || !symbols(res)["RedeemCoupon"] {
+		t.Fatalf("per call (watched %v): %+v", watched, res)
+	}
+	if r := runAW(t, ws, nil, "broker", "status"); r.field(t, ".data.running") == true {
+		t.Fatalf("per call, a query started a broker: %s", r.Stdout)
 	}
 }

@@ -1,6 +1,7 @@
 // Package broker is the per-workspace process that holds what must outlive
-// one aw call: language servers, the debug session and the interpreters
-// of aw eval.
+// one aw call: language servers, the debug session, the interpreters of aw
+// eval, and the watch of the tree that spares the search index a stat of
+// every file (engine/treewatch).
 // Each aw call is a new process and a language server takes seconds to
 // warm up, so the first call that needs one starts the broker (`aw broker
 // serve`, a detached aw) and every later call reaches it over a unix

@@ -3,11 +3,12 @@ package inspect
 import (
 	"bytes"
 	"context"
-	"io/fs"
-	"os"
+	"path"
+	"path/filepath"
 	"sync/atomic"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
+	"github.com/agentic-workspace/aw/engine/snapshot"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -24,7 +25,11 @@ type FileWalk struct {
 	// Unchanged, when set, is asked first with the file's lstat result;
 	// when it says true the file is not read (an index that knows the
 	// file's content by its size and mtime skips it).
-	Unchanged func(rel string, fi fs.FileInfo) bool
+	Unchanged func(rel string, st snapshot.Stat) bool
+	// Skip, when set, hears of each file read and skipped as binary or too
+	// large (not one that could not be read): an index can remember it
+	// by its stat instead of reading it again.
+	Skip func(rel string)
 }
 
 // Run walks path (a file, searched even when an ignore rule covers it, or a
@@ -35,35 +40,15 @@ func (fw FileWalk) Run(ctx context.Context, ws *workspace.Workspace, path string
 	if err != nil {
 		return "", 0, err
 	}
-	limit := fw.Limit
-	if limit <= 0 {
-		limit = wholeFileLimit
-	}
 	var skipped atomic.Int64
-	read := func(wk *walker, e entry) {
-		if fw.Unchanged != nil {
-			if fi, err := os.Lstat(e.abs()); err == nil && fw.Unchanged(e.rel, fi) {
-				return
-			}
-		}
-		buf, more, err := readSmall(e.abs(), wk.buf, limit)
-		if cap(buf) <= limit {
-			wk.buf = buf[:0]
-		}
-		if err != nil || more || bytes.IndexByte(buf, 0) >= 0 {
-			skipped.Add(1)
-			return
-		}
-		fw.Visit(e.rel, buf)
-	}
 	if !fi.IsDir() {
-		read(&walker{}, fileEntry(base))
+		fw.read(&walker{}, fileEntry(base), &skipped)
 	} else {
 		w := &walk{ws: ws, base: base, ignore: walkIgnore(ws), visit: func(wk *walker, e entry) {
 			if e.typ != 0 || fw.Want != nil && !fw.Want(e.rel) {
 				return
 			}
-			read(wk, e)
+			fw.read(wk, e, &skipped)
 		}}
 		w.run(ctx, nil)
 	}
@@ -71,4 +56,54 @@ func (fw FileWalk) Run(ctx context.Context, ws *workspace.Workspace, path string
 		return "", 0, envelope.Errorf(envelope.Timeout, "the walk was cancelled: %v", err)
 	}
 	return display(base.Rel), int(skipped.Load()), nil
+}
+
+// Paths does for the root-relative paths rels what Run does for the files
+// of a walk, without the walk: a path the walk would not visit (denied,
+// ignored) is passed over. It returns how many files it skipped and the
+// paths it cannot judge alone, which the caller must walk for: a directory,
+// a path that is not there, one that is not a regular file, a .gitignore.
+func (fw FileWalk) Paths(ctx context.Context, ws *workspace.Workspace, rels []string) (int, []string) {
+	var skipped atomic.Int64
+	var walkFor []string
+	wk := &walker{}
+	for _, rel := range rels {
+		if ctx.Err() != nil {
+			return int(skipped.Load()), append(walkFor, rels...)
+		}
+		abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
+		st, err := snapshot.StatAt(nil, filepath.Dir(abs), filepath.Base(abs))
+		switch {
+		case err != nil || !st.Mode.IsRegular() || path.Base(rel) == ".gitignore":
+			walkFor = append(walkFor, rel)
+		case Seen(ws, rel, false) && (fw.Want == nil || fw.Want(rel)):
+			fw.read(wk, entry{parent: filepath.Dir(abs), rel: rel, name: filepath.Base(abs)}, &skipped)
+		}
+	}
+	return int(skipped.Load()), walkFor
+}
+
+// read hands one file to the walk's callbacks.
+func (fw FileWalk) read(wk *walker, e entry, skipped *atomic.Int64) {
+	limit := fw.Limit
+	if limit <= 0 {
+		limit = wholeFileLimit
+	}
+	if fw.Unchanged != nil {
+		if st, err := snapshot.StatAt(e.dir, e.parent, e.name); err == nil && fw.Unchanged(e.rel, st) {
+			return
+		}
+	}
+	buf, more, err := readSmall(e.abs(), wk.buf, limit)
+	if cap(buf) <= limit {
+		wk.buf = buf[:0]
+	}
+	if err != nil || more || bytes.IndexByte(buf, 0) >= 0 {
+		skipped.Add(1)
+		if err == nil && fw.Skip != nil {
+			fw.Skip(e.rel)
+		}
+		return
+	}
+	fw.Visit(e.rel, buf)
 }

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"strings"
 
 	"github.com/agentic-workspace/aw/engine/snapshot"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -27,4 +28,39 @@ func Files(ctx context.Context, ws *workspace.Workspace, workers int, visit func
 	w := &walk{ws: ws, base: base, ignore: walkIgnore(ws), workers: workers, visit: found, visitDir: found}
 	w.run(ctx, nil)
 	return ctx.Err()
+}
+
+// Dirs visits every directory below rel (a root-relative directory, not
+// itself) that a walk of the whole workspace would enter, each before its
+// entries are read: a watch set in visit sees every later change in it.
+// list.ignore is matched root-relative, as from the root.
+func Dirs(ctx context.Context, ws *workspace.Workspace, rel string, visit func(rel, abs string)) error {
+	base, err := ws.Jail.Resolve(rel, workspace.Read)
+	if err != nil {
+		return err
+	}
+	dir := func(wk *walker, e entry) { visit(e.rel, e.abs()) }
+	w := &walk{ws: ws, base: base, ignore: walkIgnore(ws), rootIgnore: true, visit: func(*walker, entry) {}, visitDir: dir}
+	w.run(ctx, nil)
+	return ctx.Err()
+}
+
+// Seen reports whether a walk of the whole workspace visits rel, a
+// root-relative path that need not exist (isDir says what it would be): no
+// element of it is denied, on list.ignore, or gitignored. It is the walk's
+// filter for one path, for a caller that learnt of the path from a watch.
+func Seen(ws *workspace.Workspace, rel string, isDir bool) bool {
+	comps := splitRel(rel)
+	if len(comps) == 0 {
+		return true
+	}
+	ignore := walkIgnore(ws)
+	rules := ancestorRules(ws.Root, comps)
+	for i := range comps {
+		prefix := strings.Join(comps[:i+1], "/")
+		if ws.Jail.DeniedBelow(prefix) || ignore.MatchBelow(prefix) || rules.ignored(comps[:i+1], isDir || i < len(comps)-1) {
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,9 @@ type walk struct {
 	visitDir func(wk *walker, e entry) // directories (after the filters), may be nil
 	workers  int
 	rooted   bool // the base is the root: base-relative paths are root-relative
+	// rootIgnore matches list.ignore against root-relative paths, as a walk
+	// of the whole tree would, when the base is a directory below the root.
+	rootIgnore bool
 }
 
 // walkIgnore is what searches hide below their base: list.ignore, and the
@@ -72,7 +75,7 @@ func (w *walk) run(ctx context.Context, newOut func() any) []any {
 		w.workers = runtime.GOMAXPROCS(0)
 	}
 	comps := splitRel(w.base.Rel)
-	w.rooted = len(comps) == 0
+	w.rooted = len(comps) == 0 || w.rootIgnore
 	var rules *ignoreRules
 	if !w.base.Outside {
 		rules = ancestorRules(w.ws.Root, comps)

@@ -55,7 +55,7 @@ func BenchmarkBuild(b *testing.B) {
 	ws := benchRoot(b)
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
-		ix, err := build(ctx, ws, ".", &Update{}, false)
+		ix, err := build(ctx, ws, ".", &Update{}, false, "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -17,7 +18,9 @@ import (
 	"time"
 
 	"github.com/agentic-workspace/aw/engine/inspect"
+	"github.com/agentic-workspace/aw/engine/snapshot"
 	"github.com/agentic-workspace/aw/engine/store"
+	"github.com/agentic-workspace/aw/engine/treewatch"
 	"github.com/agentic-workspace/aw/engine/workspace"
 )
 
@@ -40,14 +43,17 @@ var errStale = errors.New("index format changed")
 
 // Update is what refreshing the index did.
 type Update struct {
-	Rebuilt    bool   `json:"rebuilt"`
-	Reason     string `json:"reason,omitempty"` // why it was (re)built from scratch
-	Added      int    `json:"added"`
-	Changed    int    `json:"changed"`
-	Removed    int    `json:"removed"`
-	Skipped    int    `json:"skipped"` // binary, over 1 MiB or unreadable
-	Persisted  bool   `json:"persisted"`
-	DurationMs int64  `json:"durationMs"`
+	Rebuilt   bool   `json:"rebuilt"`
+	Reason    string `json:"reason,omitempty"` // why it was (re)built from scratch
+	Added     int    `json:"added"`
+	Changed   int    `json:"changed"`
+	Removed   int    `json:"removed"`
+	Skipped   int    `json:"skipped"` // binary, over 1 MiB or unreadable
+	Persisted bool   `json:"persisted"`
+	// Watched says only the paths the broker's watch of the tree named were
+	// looked at; false: every file was statted.
+	Watched    bool  `json:"watched"`
+	DurationMs int64 `json:"durationMs"`
 }
 
 // index is an open, up-to-date index.
@@ -103,20 +109,28 @@ func openIndex(ctx context.Context, ws *workspace.Workspace, rebuild bool) (*ind
 	} else {
 		m, segs, reason = loadIndex(ws, base)
 	}
+	// What changed since the manifest, from the broker's watch of the
+	// tree; asked before anything is read, so a change made meanwhile is in
+	// the next answer.
+	token := ""
+	if m != nil {
+		token = m.watch
+	}
+	ch := treewatch.Since(ctx, ws, token)
 	if m == nil {
 		up.Rebuilt, up.Reason = true, reason
-		ix, err := build(ctx, ws, base, up, persist)
+		ix, err := build(ctx, ws, base, up, persist, ch.Token)
 		up.DurationMs = time.Since(start).Milliseconds()
 		return ix, up, err
 	}
-	ix, full, err := refresh(ctx, ws, m, segs, up, persist)
+	ix, full, err := refresh(ctx, ws, m, segs, up, persist, ch)
 	if err != nil {
 		return nil, nil, err
 	}
 	if full != "" {
 		ix.close()
 		*up = Update{Rebuilt: true, Reason: full}
-		ix, err = build(ctx, ws, base, up, persist)
+		ix, err = build(ctx, ws, base, up, persist, ch.Token)
 	}
 	up.DurationMs = time.Since(start).Milliseconds()
 	return ix, up, err
@@ -188,45 +202,116 @@ func displayDir(rel string) string {
 // the analysis of those that must be (re)read.
 type scan struct {
 	mu   sync.Mutex
-	seen map[string]fs.FileInfo
+	seen map[string]snapshot.Stat
 	kept map[string]bool // read and analyzed, or known by hash
 	// unchanged[f.slot] marks manifest entries whose stat matched: set
 	// without the lock, since a walk visits the tree's files from every
 	// core at once and nearly all of them take this path.
-	unchanged []atomic.Bool
-	analyzed  []analyzedFile
-	stats     map[string]*fileEntry // entries whose stat changed but content did not
-	pool      chan *analyzer
-	skipped   int
+	unchanged   []atomic.Bool
+	analyzed    []analyzedFile
+	stats       map[string]*fileEntry // entries whose stat changed but content did not
+	binary      []*fileEntry          // files read and skipped (binary, too large): in no segment
+	knownBinary atomic.Int64          // files skipped before, unchanged: not read
+	pool        chan *analyzer
+	skipped     int
 }
 
 func newScan() *scan {
 	n := runtime.GOMAXPROCS(0)
-	sc := &scan{seen: map[string]fs.FileInfo{}, kept: map[string]bool{}, stats: map[string]*fileEntry{}, pool: make(chan *analyzer, n)}
+	sc := &scan{seen: map[string]snapshot.Stat{}, kept: map[string]bool{}, stats: map[string]*fileEntry{}, pool: make(chan *analyzer, n)}
 	for i := 0; i < n; i++ {
-		sc.pool <- newAnalyzer()
+		sc.pool <- nil // made when first needed: most calls analyze nothing
 	}
 	return sc
 }
 
-func entryOf(rel string, fi fs.FileInfo) fileEntry {
-	e := fileEntry{path: rel}
-	if fi != nil {
-		e.size, e.mtime = fi.Size(), fi.ModTime().UnixNano()
-		e.ino = inode(fi)
+// analyzer takes an analyzer from the pool; the caller puts it back.
+func (sc *scan) analyzer() *analyzer {
+	if a := <-sc.pool; a != nil {
+		return a
 	}
-	return e
+	return newAnalyzer()
+}
+
+func entryOf(rel string, st snapshot.Stat) fileEntry {
+	return fileEntry{path: rel, size: st.Size, mtime: st.Mtime, ino: st.Ino}
 }
 
 // walk runs the shared file walk (the jail, denyPaths, list.ignore and
-// .gitignore exactly as search honours them). keep reports whether a file
-// whose stat and hash are known may be skipped or kept as it is.
+// .gitignore exactly as search honours them) over base.
 func (sc *scan) walk(ctx context.Context, ws *workspace.Workspace, base string, m *manifest) error {
+	_, skipped, err := sc.fileWalk(m, true).Run(ctx, ws, base)
+	sc.skipped = skipped + int(sc.knownBinary.Load())
+	return err
+}
+
+// changedOnly judges only the paths a watch of the tree says changed since
+// m was saved: every other file of m is as it was. It is false when a walk
+// is needed after all: a directory or a .gitignore changed, a directory
+// holding indexed files went, or too many paths changed to judge one by
+// one.
+func (sc *scan) changedOnly(ctx context.Context, ws *workspace.Workspace, m *manifest, paths []string) bool {
+	if len(paths) > maxWatchedPaths {
+		return false
+	}
+	fw := sc.fileWalk(m, false)
+	for i := range sc.unchanged {
+		sc.unchanged[i].Store(true)
+	}
+	var mine []string
+	for _, p := range paths {
+		if m.base != "." && p != m.base && !strings.HasPrefix(p, m.base+"/") {
+			continue
+		}
+		if path.Base(p) == ".gitignore" {
+			return false
+		}
+		if e := m.files[p]; e != nil {
+			sc.unchanged[e.slot].Store(false)
+		}
+		mine = append(mine, p)
+	}
+	skipped, walkFor := fw.Paths(ctx, ws, mine)
+	for _, p := range walkFor {
+		fi, err := os.Lstat(filepath.Join(ws.Root, filepath.FromSlash(p)))
+		switch {
+		case err == nil && fi.IsDir():
+			return false
+		case err != nil && m.files[p] == nil && m.holds(p):
+			return false // a directory of indexed files went
+		}
+		// Gone, or no longer a regular file: out of the index if it was in.
+	}
+	sc.skipped = skipped
+	for _, e := range m.files {
+		if e.seg == 0 && sc.unchanged[e.slot].Load() {
+			sc.skipped++
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// maxWatchedPaths is how many changed paths are judged one by one; more
+// are walked for (a branch switch, a generator).
+const maxWatchedPaths = 2000
+
+// holds reports whether m indexes a file below the directory dir.
+func (m *manifest) holds(dir string) bool {
+	for p := range m.files {
+		if strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// fileWalk is the walk's judgement of each file against m (nil: none):
+// trusted by its stat when trust says so and it is not racy, else read and
+// compared by hash, analyzed when it changed.
+func (sc *scan) fileWalk(m *manifest, trust bool) inspect.FileWalk {
 	var cutoff int64
 	if m != nil {
 		cutoff = m.builtAt - int64(racyWindow)
-	}
-	if m != nil {
 		sc.unchanged = make([]atomic.Bool, len(m.files))
 		i := 0
 		for _, f := range m.files {
@@ -234,30 +319,40 @@ func (sc *scan) walk(ctx context.Context, ws *workspace.Workspace, base string, 
 			i++
 		}
 	}
-	fw := inspect.FileWalk{
+	return inspect.FileWalk{
 		Limit: maxFileBytes,
-		Unchanged: func(rel string, fi fs.FileInfo) bool {
-			if m != nil && fi.Mode().IsRegular() {
+		Unchanged: func(rel string, st snapshot.Stat) bool {
+			if trust && m != nil && st.Mode.IsRegular() {
 				if old := m.files[rel]; old != nil {
-					e := entryOf(rel, fi)
+					e := entryOf(rel, st)
 					if e.size == old.size && e.mtime == old.mtime && e.ino == old.ino && e.mtime < cutoff {
 						sc.unchanged[old.slot].Store(true)
+						if old.seg == 0 {
+							sc.knownBinary.Add(1)
+						}
 						return true
 					}
 				}
 			}
 			sc.mu.Lock()
-			sc.seen[rel] = fi
+			sc.seen[rel] = st
 			sc.mu.Unlock()
 			return false
+		},
+		Skip: func(rel string) {
+			sc.mu.Lock()
+			e := entryOf(rel, sc.seen[rel])
+			sc.kept[rel] = true
+			sc.binary = append(sc.binary, &e)
+			sc.mu.Unlock()
 		},
 		Visit: func(rel string, content []byte) {
 			sum := sha256.Sum256(content)
 			sc.mu.Lock()
-			fi := sc.seen[rel]
+			st := sc.seen[rel]
 			sc.kept[rel] = true
 			sc.mu.Unlock()
-			e := entryOf(rel, fi)
+			e := entryOf(rel, st)
 			copy(e.hash[:], sum[:16])
 			if m != nil {
 				if old := m.files[rel]; old != nil && old.hash == e.hash {
@@ -270,7 +365,7 @@ func (sc *scan) walk(ctx context.Context, ws *workspace.Workspace, base string, 
 					return
 				}
 			}
-			a := <-sc.pool
+			a := sc.analyzer()
 			af := a.file(e, content)
 			sc.pool <- a
 			sc.mu.Lock()
@@ -278,19 +373,16 @@ func (sc *scan) walk(ctx context.Context, ws *workspace.Workspace, base string, 
 			sc.mu.Unlock()
 		},
 	}
-	_, skipped, err := fw.Run(ctx, ws, base)
-	sc.skipped = skipped
-	return err
 }
 
 // build indexes every file from scratch into one base segment.
-func build(ctx context.Context, ws *workspace.Workspace, base string, up *Update, persist bool) (*index, error) {
+func build(ctx context.Context, ws *workspace.Workspace, base string, up *Update, persist bool, watch string) (*index, error) {
 	sc := newScan()
 	if err := sc.walk(ctx, ws, base, nil); err != nil {
 		return nil, err
 	}
 	up.Added, up.Skipped = len(sc.analyzed), sc.skipped
-	m := &manifest{base: base, builtAt: time.Now().UnixNano(), files: map[string]*fileEntry{}}
+	m := &manifest{base: base, builtAt: time.Now().UnixNano(), watch: watch, files: map[string]*fileEntry{}}
 	if persist {
 		// Continue the numbering of what is on disk, so a new segment never
 		// takes the name of one a reader may still have open.
@@ -311,6 +403,9 @@ func build(ctx context.Context, ws *workspace.Workspace, base string, up *Update
 		return nil, err
 	}
 	m.segments = []uint32{id}
+	for _, e := range sc.binary {
+		m.files[e.path] = e
+	}
 	ix := &index{m: m, segs: []*segment{seg}}
 	if persist {
 		if err := saveManifest(ws, m); err != nil {
@@ -386,29 +481,44 @@ func saveManifest(ws *workspace.Workspace, m *manifest) error {
 
 // refresh re-reads what changed since the manifest was written. It returns
 // a reason instead of an index when rebuilding from scratch is better.
-func refresh(ctx context.Context, ws *workspace.Workspace, m *manifest, segs []*segment, up *Update, persist bool) (*index, string, error) {
+func refresh(ctx context.Context, ws *workspace.Workspace, m *manifest, segs []*segment, up *Update, persist bool, ch treewatch.Changes) (*index, string, error) {
 	var delta uint32
 	if len(m.segments) == 2 {
 		delta = m.segments[1]
 	}
 	sc := newScan()
-	if err := sc.walk(ctx, ws, m.base, m); err != nil {
-		for _, s := range segs {
-			s.close()
+	up.Watched = !ch.Full && sc.changedOnly(ctx, ws, m, ch.Paths)
+	if !up.Watched {
+		sc = newScan()
+		if err := sc.walk(ctx, ws, m.base, m); err != nil {
+			for _, s := range segs {
+				s.close()
+			}
+			return nil, "", err
 		}
-		return nil, "", err
 	}
 	up.Skipped = sc.skipped
-	changed := false
+	// A new token is saved even when no file of the index changed, or the
+	// next call would hear of the same paths again.
+	changed := ch.Token != m.watch
+	m.watch = ch.Token
 	for rel, e := range sc.stats {
 		m.files[rel] = e
+		changed = true
+	}
+	for _, e := range sc.binary {
+		// Known from now on by its stat; one that was indexed leaves the index.
+		if old := m.files[e.path]; old != nil && old.seg != 0 {
+			up.Removed++
+		}
+		m.files[e.path] = e
 		changed = true
 	}
 	var fresh []analyzedFile // files that go into the new delta
 	for _, af := range sc.analyzed {
 		old := m.files[af.entry.path]
 		switch {
-		case old == nil:
+		case old == nil || old.seg == 0:
 			up.Added++
 		case old.hash != af.entry.hash:
 			up.Changed++
@@ -481,7 +591,7 @@ func (sc *scan) reread(ws *workspace.Workspace, m *manifest, delta uint32, fresh
 	for _, af := range fresh {
 		have[af.entry.path] = true
 	}
-	a := <-sc.pool
+	a := sc.analyzer()
 	defer func() { sc.pool <- a }()
 	for rel, e := range m.files {
 		if e.seg != delta || have[rel] {

@@ -11,7 +11,7 @@ import (
 // formatVersion is the version of the manifest and segment layouts, and of
 // the analysis that fills them (tokenizer, stemmer, chunker): a change to
 // any of them bumps it, and an index of another version is rebuilt.
-const formatVersion = 1
+const formatVersion = 2
 
 const manifestMagic = "AWBM25M1"
 
@@ -24,7 +24,7 @@ type fileEntry struct {
 	mtime  int64 // nanoseconds
 	ino    uint64
 	hash   [16]byte
-	seg    uint32
+	seg    uint32 // 0: read once and skipped (binary, too large), in no segment
 	chunks uint32
 	slot   int // its number in one walk (not stored)
 }
@@ -35,6 +35,7 @@ type manifest struct {
 	base     string // the root-relative directory indexed
 	builtAt  int64  // unix nanoseconds of the last update
 	nextSeg  uint32
+	watch    string   // the tree watch's token the files are known as of ("": none)
 	segments []uint32 // the base segment first, then at most one delta
 	files    map[string]*fileEntry
 }
@@ -50,6 +51,7 @@ func (m *manifest) encode() []byte {
 	b = appendString(b, m.base)
 	b = binary.AppendVarint(b, m.builtAt)
 	b = binary.AppendUvarint(b, uint64(m.nextSeg))
+	b = appendString(b, m.watch)
 	b = binary.AppendUvarint(b, uint64(len(m.segments)))
 	for _, s := range m.segments {
 		b = binary.AppendUvarint(b, uint64(s))
@@ -87,7 +89,7 @@ func decodeManifest(b []byte) (*manifest, error) {
 		return nil, fmt.Errorf("%w: the manifest checksum does not match", errCorrupt)
 	}
 	r := store.NewDecoder(b[16:], errCorrupt)
-	m := &manifest{base: r.String(), builtAt: r.Varint(), nextSeg: uint32(r.Uvarint())}
+	m := &manifest{base: r.String(), builtAt: r.Varint(), nextSeg: uint32(r.Uvarint()), watch: r.String()}
 	ns := r.Uvarint()
 	if ns > 2 {
 		return nil, fmt.Errorf("%w: %d segments", errCorrupt, ns)

@@ -82,7 +82,12 @@ func describe(ws *workspace.Workspace, d *IndexData, m *manifest, segs []*segmen
 	if m == nil {
 		return
 	}
-	d.Exists, d.Base, d.Files, d.Segments = true, displayBase(m.base), len(m.files), len(segs)
+	d.Exists, d.Base, d.Segments = true, displayBase(m.base), len(segs)
+	for _, e := range m.files {
+		if e.seg != 0 {
+			d.Files++
+		}
+	}
 	d.UpdatedAt = time.Unix(0, m.builtAt).UTC().Format(time.RFC3339)
 	ix := &index{m: m, segs: segs}
 	ix.prepare()

@@ -54,18 +54,24 @@ const Dir = "snapshots"
 // and mtime unchanged.
 const racyWindow = 2 * time.Second
 
-// Entry is one path as a scan saw it.
-type Entry struct {
-	Path  string
+// Stat is what a scan compares to trust a path unchanged without reading
+// it (an index of file contents compares the same).
+type Stat struct {
 	Mode  fs.FileMode // type bits and permissions
 	Size  int64
 	Mtime int64 // nanoseconds
 	Ctime int64
 	Ino   uint64
-	Sum   [32]byte // of the content; of the target for a symlink
-	Link  string   // a symlink's target
-	Kept  bool     // the content is in the blob store
-	Racy  bool     // modified within racyWindow of the scan
+}
+
+// Entry is one path as a scan saw it.
+type Entry struct {
+	Path string
+	Stat
+	Sum  [32]byte // of the content; of the target for a symlink
+	Link string   // a symlink's target
+	Kept bool     // the content is in the blob store
+	Racy bool     // modified within racyWindow of the scan
 }
 
 // Hex is the entry's sha256 as read and stat report it.
@@ -113,6 +119,12 @@ type Found struct {
 	Name   string
 	Dir    *os.File    // the open parent directory, valid during the visit only (nil: none open)
 	Type   fs.FileMode // 0 for a regular file, else its type bits (fs.ModeDir too)
+}
+
+// lstat fills e's stat from the path, not following a symlink.
+func (f *Found) lstat(e *Entry) (err error) {
+	e.Stat, err = StatAt(f.Dir, f.Parent, f.Name)
+	return err
 }
 
 // Abs is the path's absolute form. A scan builds it only for the entries it
@@ -301,7 +313,7 @@ func (s *Store) rescan(ws *workspace.Workspace, before *Manifest, paths map[stri
 		old := before.Entries[rel]
 		found := Found{Rel: rel, Parent: filepath.Dir(filepath.Join(ws.Root, filepath.FromSlash(rel))), Name: name}
 		var cur Entry
-		err := lstatAt(&found, &cur)
+		err := found.lstat(&cur)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if old != nil && old.Mode.IsDir() {
@@ -366,10 +378,10 @@ func (sc *scan) entry(f Found) (*Entry, error) {
 			return p, nil
 		}
 		sc.hashed.Add(1)
-		return &Entry{Path: f.Rel, Mode: fs.ModeDir}, nil
+		return &Entry{Path: f.Rel, Stat: Stat{Mode: fs.ModeDir}}, nil
 	}
 	var cur Entry
-	err := lstatAt(&f, &cur)
+	err := f.lstat(&cur)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

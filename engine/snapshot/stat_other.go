@@ -2,15 +2,18 @@
 
 package snapshot
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
-// lstatAt fills e's stat from f. There is no change time or inode here:
-// size, mtime and mode alone decide whether a file is hashed again.
-func lstatAt(f *Found, e *Entry) error {
-	fi, err := os.Lstat(f.Abs())
+// StatAt is the lstat of name in the directory parent. There is no change
+// time or inode here: size, mtime and mode alone decide whether a file is
+// read again.
+func StatAt(_ *os.File, parent, name string) (Stat, error) {
+	fi, err := os.Lstat(filepath.Join(parent, name))
 	if err != nil {
-		return err
+		return Stat{}, err
 	}
-	e.Mode, e.Size, e.Mtime = fi.Mode(), fi.Size(), fi.ModTime().UnixNano()
-	return nil
+	return Stat{Mode: fi.Mode(), Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}, nil
 }

@@ -5,32 +5,28 @@ package snapshot
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
 
-// lstatAt fills e's stat from f, without following a symlink: relative to
-// the directory the walk holds open, the kernel does not walk the whole
-// path again, and nothing is allocated. The change time and inode catch a
-// file rewritten in place with its size and mtime put back. With no
-// directory open, the absolute path is statted.
-func lstatAt(f *Found, e *Entry) error {
+// StatAt is the lstat of name in the directory parent, open as dir:
+// relative to the directory a walk holds open, the kernel does not walk
+// the whole path again, and nothing is allocated. The change time and
+// inode catch a file rewritten in place with its size and mtime put back.
+// With dir nil, the absolute path is statted.
+func StatAt(dir *os.File, parent, name string) (Stat, error) {
 	var st unix.Stat_t
-	fd, name := unix.AT_FDCWD, f.Name
-	if f.Dir != nil {
-		fd = int(f.Dir.Fd())
+	fd, rel := unix.AT_FDCWD, name
+	if dir != nil {
+		fd = int(dir.Fd())
 	} else {
-		name = f.Abs()
+		rel = filepath.Join(parent, name)
 	}
-	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return &os.PathError{Op: "lstat", Path: f.Abs(), Err: err}
+	if err := unix.Fstatat(fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return Stat{}, &os.PathError{Op: "lstat", Path: filepath.Join(parent, name), Err: err}
 	}
-	e.Mode = fileMode(uint32(st.Mode))
-	e.Size = st.Size
-	e.Mtime = st.Mtim.Nano()
-	e.Ctime = st.Ctim.Nano()
-	e.Ino = uint64(st.Ino)
-	return nil
+	return Stat{Mode: fileMode(uint32(st.Mode)), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: uint64(st.Ino)}, nil
 }
 
 // fileMode is st_mode as os.Lstat reports it.

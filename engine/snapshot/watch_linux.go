@@ -7,10 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watchMask is every change to a directory's entries that a job can make
-// through the file system: written, truncated, chmod, created, removed,
-// renamed in or out, and the directory itself removed or moved.
-const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
+// WatchMask is every change to a directory's entries that a process can
+// make through the file system: written, truncated, chmod, created,
+// removed, renamed in or out, and the directory itself removed or moved.
+// The broker's watch of the tree (engine/treewatch) asks for the same.
+const WatchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
 	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
 	unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_EXCL_UNLINK
 
@@ -34,7 +35,7 @@ func newWatcher() *watcher {
 // add watches the directory rel (at abs) before its entries are read, so a
 // change is either seen by the scan or queued as an event.
 func (w *watcher) add(rel, abs string) {
-	wd, err := unix.InotifyAddWatch(w.fd, abs, watchMask)
+	wd, err := unix.InotifyAddWatch(w.fd, abs, WatchMask)
 	w.mu.Lock()
 	if err != nil {
 		w.failed = true
