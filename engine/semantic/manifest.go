@@ -78,6 +78,9 @@ func appendString(b []byte, s string) []byte {
 
 // decodeManifest reads a manifest; any damage is an error (the index is
 // then rebuilt, never trusted).
+// minFileRecord is the fewest bytes one file's record takes.
+const minFileRecord = 1 + 1 + 1 + 1 + 16 + 1 + 1
+
 func decodeManifest(b []byte) (*manifest, error) {
 	if len(b) < 16 || string(b[:8]) != manifestMagic {
 		return nil, fmt.Errorf("%w: the manifest has no index header", errCorrupt)
@@ -88,7 +91,8 @@ func decodeManifest(b []byte) (*manifest, error) {
 	if crc32.Checksum(b[16:], crcTable) != binary.LittleEndian.Uint32(b[12:]) {
 		return nil, fmt.Errorf("%w: the manifest checksum does not match", errCorrupt)
 	}
-	r := store.NewDecoder(b[16:], errCorrupt)
+	body := b[16:]
+	r := store.NewDecoder(body, errCorrupt)
 	m := &manifest{base: r.String(), builtAt: r.Varint(), nextSeg: uint32(r.Uvarint()), watch: r.String()}
 	ns := r.Uvarint()
 	if ns > 2 {
@@ -98,12 +102,26 @@ func decodeManifest(b []byte) (*manifest, error) {
 		m.segments = append(m.segments, uint32(r.Uvarint()))
 	}
 	nf := r.Uvarint()
-	if nf > uint64(len(b)) {
+	if nf > uint64(r.Len()/minFileRecord) {
 		return nil, fmt.Errorf("%w: file count", errCorrupt)
 	}
+	// Every query reads the manifest: its entries are one slice, and their
+	// paths substrings of one copy of the body.
+	whole := string(body)
+	ents := make([]fileEntry, nf)
 	m.files = make(map[string]*fileEntry, nf)
-	for i := uint64(0); i < nf && r.Err() == nil; i++ {
-		f := &fileEntry{path: r.String(), size: r.Varint(), mtime: r.Varint(), ino: r.Uvarint()}
+	for i := range ents {
+		if r.Err() != nil {
+			break
+		}
+		f := &ents[i]
+		n := r.Uvarint()
+		off := len(body) - r.Len()
+		if r.Bytes(n); r.Err() != nil {
+			break
+		}
+		f.path = whole[off : off+int(n)]
+		f.size, f.mtime, f.ino = r.Varint(), r.Varint(), r.Uvarint()
 		copy(f.hash[:], r.Bytes(16))
 		f.seg, f.chunks = uint32(r.Uvarint()), uint32(r.Uvarint())
 		m.files[f.path] = f

@@ -18,6 +18,7 @@ package semantic
 
 import (
 	"bufio"
+	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -302,7 +303,7 @@ type hit struct {
 }
 
 // rank scores every chunk holding a query term and returns those keep
-// passes, best first.
+// passes, in no order: diversify takes the best.
 func (ix *index) rank(terms []qterm, keep func(path string, lang uint8) bool) ([]hit, error) {
 	N := float64(ix.nChunks)
 	var out []hit
@@ -348,37 +349,53 @@ func (ix *index) rank(terms []qterm, keep func(path string, lang uint8) bool) ([
 			}
 		}
 		live := ix.live[si]
-		factor := map[int]float64{} // 0: filtered out
+		factor := make([]float64, s.nFiles) // 0: not yet judged; -1: filtered out
 		for _, c := range touched {
 			_, f := s.chunkLens(c)
 			if !live[f] {
 				continue
 			}
-			k, seen := factor[f]
-			if !seen {
-				k = 0
+			k := factor[f]
+			if k == 0 {
+				k = -1
 				if keep(s.filePath(f), s.fileLang(f)) {
 					k = rankFactor(s.fileFlags(f))
 				}
 				factor[f] = k
 			}
-			if k == 0 {
+			if k <= 0 {
 				continue
 			}
 			sc := float64(scores[c]) * k
 			out = append(out, hit{si, c, sc})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		if out[i].seg != out[j].seg {
-			return out[i].seg < out[j].seg
-		}
-		return out[i].chunk < out[j].chunk
-	})
 	return out, nil
+}
+
+// hits orders hits best first: by score, then where they are (so equal
+// scores list the same way every time). It is a heap: a query takes the
+// best few of tens of thousands, and sorting them all was most of a
+// query's ranking.
+type hits []hit
+
+func (h hits) Len() int { return len(h) }
+func (h hits) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score > h[j].score
+	}
+	if h[i].seg != h[j].seg {
+		return h[i].seg < h[j].seg
+	}
+	return h[i].chunk < h[j].chunk
+}
+func (h hits) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *hits) Push(x any)   { *h = append(*h, x.(hit)) }
+func (h *hits) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func isTestPath(p string) bool {
@@ -456,10 +473,13 @@ func snippet(lines []string, start, end int) string {
 
 // diversify keeps at most maxPerFile chunks of any one file, best first,
 // so one long file does not fill the answer.
-func (ix *index) diversify(hits []hit, limit int) []hit {
+func (ix *index) diversify(ranked []hit, limit int) []hit {
 	out := make([]hit, 0, limit)
 	per := map[[2]int]int{}
-	for _, h := range hits {
+	best := hits(ranked)
+	heap.Init(&best)
+	for best.Len() > 0 {
+		h := heap.Pop(&best).(hit)
 		_, f := ix.segs[h.seg].chunkLens(h.chunk)
 		k := [2]int{h.seg, f}
 		if per[k] >= maxPerFile {
