@@ -54,6 +54,7 @@ type watch struct {
 	seq     uint64
 	changed map[string]uint64 // path -> the sequence number of its last change
 	broken  string            // why the journal cannot be trusted
+	limited bool              // broken by a system limit: not retried at once
 }
 
 // Call implements broker.Service.
@@ -72,7 +73,7 @@ func (s *Service) since(ws *workspace.Workspace, token string) Changes {
 	fp := fingerprint(ws)
 	s.mu.Lock()
 	w := s.w
-	if w != nil && (w.fingerprint != fp || w.brokenWhy() != "") {
+	if w != nil && (w.fingerprint != fp || w.restartable()) {
 		w.close()
 		w = nil
 	}
@@ -87,11 +88,13 @@ func (s *Service) since(ws *workspace.Workspace, token string) Changes {
 		return Changes{Full: true, Reason: "the watch of the tree is starting"}
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.drain()
-	if w.broken != "" {
-		return Changes{Full: true, Reason: w.broken}
+	if why := w.broken; why != "" {
+		w.mu.Unlock()
+		s.restart(ws, w, fp) // now, so it is ready the sooner
+		return Changes{Full: true, Reason: why}
 	}
+	defer w.mu.Unlock()
 	cur := tokenOf(w.epoch, w.seq)
 	epoch, seq, ok := parseToken(token)
 	switch {
@@ -110,6 +113,17 @@ func (s *Service) since(ws *workspace.Workspace, token string) Changes {
 	return out
 }
 
+// restart replaces the broken watch w, unless another call did, or a
+// system limit broke it too recently.
+func (s *Service) restart(ws *workspace.Workspace, w *watch, fp string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == w && w.restartable() {
+		w.close()
+		s.w = start(ws, fp)
+	}
+}
+
 // start sets a watch on every directory a walk enters, in the background:
 // a caller meanwhile walks as it would without one.
 func start(ws *workspace.Workspace, fp string) *watch {
@@ -120,7 +134,9 @@ func start(ws *workspace.Workspace, fp string) *watch {
 		defer close(w.done)
 		fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 		if err != nil {
-			w.fail(fmt.Sprintf("no inotify instance: %v (fs.inotify.max_user_instances)", err))
+			w.mu.Lock()
+			w.broken, w.limited = fmt.Sprintf("no inotify instance: %v (fs.inotify.max_user_instances)", err), true
+			w.mu.Unlock()
 			close(w.ready)
 			return
 		}
@@ -147,6 +163,7 @@ func (w *watch) add(rel, abs string) {
 	if err != nil {
 		if w.broken == "" {
 			w.broken = fmt.Sprintf("%s could not be watched: %v (fs.inotify.max_user_watches)", rel, err)
+			w.limited = true
 		}
 		return
 	}
@@ -255,17 +272,18 @@ func (w *watch) record(rel string) {
 	}
 }
 
-func (w *watch) fail(why string) {
-	w.mu.Lock()
-	w.broken = why
-	w.mu.Unlock()
-}
-
-func (w *watch) brokenWhy() string {
+// restartable says the watch should start again: its journal broke (an
+// overflow, a .gitignore), or a system limit broke it long enough ago to
+// try again (a tree over the limit would otherwise be walked by the broker
+// on every call, for nothing).
+func (w *watch) restartable() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.broken
+	return w.broken != "" && (!w.limited || time.Since(w.started) > retryLimited)
 }
+
+// retryLimited is how long a watch a system limit broke stays broken.
+const retryLimited = time.Minute
 
 // close ends the watch; its reader closes the instance.
 func (w *watch) close() {
