@@ -62,21 +62,27 @@ func (fw FileWalk) Run(ctx context.Context, ws *workspace.Workspace, path string
 // of a walk, without the walk: a path the walk would not visit (denied,
 // ignored) is passed over. It returns how many files it skipped and the
 // paths it cannot judge alone, which the caller must walk for: a directory,
-// a path that is not there, one that is not a regular file, a .gitignore.
+// a path that is not there, one that is not a regular file or is reached
+// through a symlink (a walk never follows one), a .gitignore.
 func (fw FileWalk) Paths(ctx context.Context, ws *workspace.Workspace, rels []string) (int, []string) {
 	var skipped atomic.Int64
 	var walkFor []string
 	wk := &walker{}
-	for _, rel := range rels {
+	seen := newSeer(ws)
+	for i, rel := range rels {
 		if ctx.Err() != nil {
-			return int(skipped.Load()), append(walkFor, rels...)
+			return int(skipped.Load()), append(walkFor, rels[i:]...)
 		}
 		abs := filepath.Join(ws.Root, filepath.FromSlash(rel))
-		st, err := snapshot.StatAt(nil, filepath.Dir(abs), filepath.Base(abs))
+		p, err := ws.Jail.Resolve(rel, workspace.Read)
+		var st snapshot.Stat
+		if err == nil {
+			st, err = snapshot.StatAt(nil, filepath.Dir(abs), filepath.Base(abs))
+		}
 		switch {
-		case err != nil || !st.Mode.IsRegular() || path.Base(rel) == ".gitignore":
+		case err != nil || p.Abs != abs || !st.Mode.IsRegular() || path.Base(rel) == ".gitignore":
 			walkFor = append(walkFor, rel)
-		case Seen(ws, rel, false) && (fw.Want == nil || fw.Want(rel)):
+		case seen.seen(rel, false) && (fw.Want == nil || fw.Want(rel)):
 			fw.read(wk, entry{parent: filepath.Dir(abs), rel: rel, name: filepath.Base(abs)}, &skipped)
 		}
 	}

@@ -50,15 +50,34 @@ func Dirs(ctx context.Context, ws *workspace.Workspace, rel string, visit func(r
 // element of it is denied, on list.ignore, or gitignored. It is the walk's
 // filter for one path, for a caller that learnt of the path from a watch.
 func Seen(ws *workspace.Workspace, rel string, isDir bool) bool {
+	return newSeer(ws).seen(rel, isDir)
+}
+
+// seer is Seen for many paths: each directory's ignore rules are read once.
+type seer struct {
+	ws     *workspace.Workspace
+	ignore *workspace.Patterns
+	rules  map[string]*ignoreRules // by parent directory
+}
+
+func newSeer(ws *workspace.Workspace) *seer {
+	return &seer{ws: ws, ignore: walkIgnore(ws), rules: map[string]*ignoreRules{}}
+}
+
+func (s *seer) seen(rel string, isDir bool) bool {
 	comps := splitRel(rel)
 	if len(comps) == 0 {
 		return true
 	}
-	ignore := walkIgnore(ws)
-	rules := ancestorRules(ws.Root, comps)
+	parent := strings.Join(comps[:len(comps)-1], "/")
+	rules, ok := s.rules[parent]
+	if !ok {
+		rules = ancestorRules(s.ws.Root, comps)
+		s.rules[parent] = rules
+	}
 	for i := range comps {
 		prefix := strings.Join(comps[:i+1], "/")
-		if ws.Jail.DeniedBelow(prefix) || ignore.MatchBelow(prefix) || rules.ignored(comps[:i+1], isDir || i < len(comps)-1) {
+		if s.ws.Jail.DeniedBelow(prefix) || s.ignore.MatchBelow(prefix) || rules.ignored(comps[:i+1], isDir || i < len(comps)-1) {
 			return false
 		}
 	}

@@ -84,3 +84,23 @@ func TestDirsBelowASubdirectory(t *testing.T) {
 		t.Fatalf("Dirs(sub) = %v, want %s", got, want)
 	}
 }
+
+// Paths reads what a walk would read and hands back what it cannot judge:
+// never a file reached through a symlink (a walk follows none, whether it
+// leads outside the workspace or inside), an ignored file, a directory.
+func TestPathsReadsOnlyWhatAWalkWould(t *testing.T) {
+	ws := openWS(t, seenTree)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.go"), []byte("package x\n"), 0o644)
+	os.Symlink(outside, filepath.Join(ws.Root, "link"))
+	os.Symlink("sub/deep", filepath.Join(ws.Root, "inlink"))
+	var read []string
+	fw := FileWalk{Visit: func(rel string, _ []byte) { read = append(read, rel) }}
+	_, walkFor := fw.Paths(context.Background(), ws, []string{"main.go", "a.log", "link/secret.go", "inlink/a.txt", "sub", "gone.go", "sub/.gitignore"})
+	if strings.Join(read, " ") != "main.go" {
+		t.Errorf("read %v, want main.go alone", read)
+	}
+	if want := "link/secret.go inlink/a.txt sub gone.go sub/.gitignore"; strings.Join(walkFor, " ") != want {
+		t.Errorf("walk for %v, want %s", walkFor, want)
+	}
+}

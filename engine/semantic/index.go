@@ -263,9 +263,6 @@ func (sc *scan) changedOnly(ctx context.Context, ws *workspace.Workspace, m *man
 		if m.base != "." && p != m.base && !strings.HasPrefix(p, m.base+"/") {
 			continue
 		}
-		if path.Base(p) == ".gitignore" {
-			return false
-		}
 		if e := m.files[p]; e != nil {
 			sc.unchanged[e.slot].Store(false)
 		}
@@ -275,7 +272,7 @@ func (sc *scan) changedOnly(ctx context.Context, ws *workspace.Workspace, m *man
 	for _, p := range walkFor {
 		fi, err := os.Lstat(filepath.Join(ws.Root, filepath.FromSlash(p)))
 		switch {
-		case err == nil && fi.IsDir():
+		case path.Base(p) == ".gitignore" || err == nil && fi.IsDir():
 			return false
 		case err != nil && m.files[p] == nil && m.holds(p):
 			return false // a directory of indexed files went

@@ -2,6 +2,8 @@ package snapshot_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -190,5 +192,28 @@ func TestScanLimits(t *testing.T) {
 	}
 	if _, err := s.Scan(context.Background(), ws, nil, snapshot.Limits{MaxFiles: 9, MaxBytes: 1, MaxFileBytes: 1}); err != snapshot.ErrTooMany {
 		t.Errorf("10 files under a cap of 9: %v", err)
+	}
+}
+
+// A job that swaps a directory for a symlink to outside the workspace
+// never gets outside content into the store: the watched directory went,
+// so the scan after the job walks, and a walk follows no symlink.
+func TestSymlinkedDirectoryNotReadThrough(t *testing.T) {
+	outside := t.TempDir()
+	secret := []byte("outside the workspace\n")
+	for round := 0; round < 10; round++ {
+		ws := tree(t, 100)
+		os.WriteFile(filepath.Join(outside, "f00000.go"), secret, 0o644)
+		os.WriteFile(filepath.Join(outside, "f00050.go"), secret, 0o644)
+		snapshot.Begin(context.Background(), ws, nil).End(context.Background(), "job_0", filepath.Join(t.TempDir(), "r0.json"), "r0")
+		s := snapshot.Begin(context.Background(), ws, nil)
+		os.RemoveAll(filepath.Join(ws.Root, "d00"))
+		os.Symlink(outside, filepath.Join(ws.Root, "d00"))
+		s.End(context.Background(), "job_1", filepath.Join(t.TempDir(), "r1.json"), "r1")
+		sum := sha256.Sum256(secret)
+		h := hex.EncodeToString(sum[:])
+		if _, err := os.Stat(filepath.Join(ws.Store.Path(snapshot.Dir), "blobs", h[:2], h)); err == nil {
+			t.Fatalf("round %d: the store holds a file read through the symlink", round)
+		}
 	}
 }

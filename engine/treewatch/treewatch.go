@@ -48,6 +48,9 @@ type sinceCall struct {
 // Since asks the workspace's broker (starting it when none runs) what
 // changed since token. Any failure is a Full answer: the caller walks.
 func Since(ctx context.Context, ws *workspace.Workspace, token string) Changes {
+	if broker.PerCall(ws) {
+		return Changes{Full: true, Reason: "no broker runs here to watch the tree (broker.mode per-call, or a platform without one)"}
+	}
 	var c Changes
 	if err := broker.Call(ctx, ws, "tree.since", sinceCall{Token: token}, &c); err != nil {
 		return Changes{Full: true, Reason: err.Error()}
