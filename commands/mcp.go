@@ -39,9 +39,10 @@ The server exits when stdin closes. Example client configuration:
 				return nil
 			}
 			// A long-lived server keeps a small live heap and allocates
-			// a few hundred KiB per call (the SDK's decoder buffers):
-			// at the default GOGC it collected every few calls. A larger
-			// ratio trades some MiB of heap for that, unless GOGC is set.
+			// about 150 KiB per small call (half of it the SDK's decoder
+			// buffers): at the default GOGC it collected every few
+			// calls. A larger ratio trades some MiB of heap for that,
+			// unless GOGC is set.
 			if a.io.Getenv("GOGC") == "" {
 				debug.SetGCPercent(400)
 			}

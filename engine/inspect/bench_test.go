@@ -58,6 +58,37 @@ func BenchmarkReadWindow(b *testing.B) {
 	})
 }
 
+// BenchmarkReadSmall: the whole of a 200-line file, as an agent reads a
+// source file (and the MCP read round trip does), against reading it,
+// hashing it and numbering its lines with the standard library.
+func BenchmarkReadSmall(b *testing.B) {
+	ws := openWS(b, nil)
+	var sb strings.Builder
+	for l := 1; l <= 200; l++ {
+		fmt.Fprintf(&sb, "line %03d: the quick brown fox jumps over the <lazy> dog & \"friends\"\n", l)
+	}
+	os.WriteFile(filepath.Join(ws.Root, "small.txt"), []byte(sb.String()), 0o644)
+	b.Run("aw", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Read(context.Background(), ws, &ReadRequest{Path: "small.txt"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("stdlib", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			data, _ := os.ReadFile(filepath.Join(ws.Root, "small.txt"))
+			sha256.Sum256(data)
+			var out strings.Builder
+			for i, line := range strings.SplitAfter(string(data), "\n") {
+				fmt.Fprintf(&out, "%6d\t%s", i+1, line)
+			}
+		}
+	})
+}
+
 // BenchmarkSearch: a literal and a regex with an inner literal over 2,000
 // files, against a serial walk running the regexp on every line.
 func BenchmarkSearch(b *testing.B) {

@@ -71,6 +71,54 @@ func TestReadWindow(t *testing.T) {
 	}
 }
 
+// Reads one after another share pooled buffers: each sees its own file
+// whole, whatever the sizes before it (a serial read grows its buffer to a
+// full chunk for a file over one).
+func TestReadsShareBuffers(t *testing.T) {
+	var mid strings.Builder
+	for i := 1; i <= 120000; i++ { // about 1.3 MiB: past one chunk
+		fmt.Fprintf(&mid, "m%d\n", i)
+	}
+	files := map[string]string{"small.txt": "s1\ns2\n", "mid.txt": mid.String(), "tiny.txt": "t", "non-ascii.txt": "é1\n2é\n"}
+	ws := openWS(t, files)
+	for _, name := range []string{"mid.txt", "small.txt", "mid.txt", "tiny.txt", "non-ascii.txt", "small.txt"} {
+		env, err := Read(context.Background(), ws, &ReadRequest{Path: name, Limit: 200000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := env.Data.(*ReadData)
+		sum := sha256.Sum256([]byte(files[name]))
+		var want strings.Builder
+		for i, line := range strings.SplitAfter(files[name], "\n") {
+			if line != "" {
+				fmt.Fprintf(&want, "%6d\t%s", i+1, line)
+			}
+		}
+		// A window cut at the envelope's bound is a prefix of the file's.
+		if d.SHA256 != hex.EncodeToString(sum[:]) || !strings.HasPrefix(want.String(), d.Content) || !d.Truncated && d.Content != want.String() || d.Content == "" {
+			t.Fatalf("%s: sha %s, content %.80q; want %.80q", name, d.SHA256, d.Content, want.String())
+		}
+	}
+}
+
+// allASCII finds a byte over 0x7F at any offset, in the eight-byte words
+// and in the tail.
+func TestAllASCIIAtEveryOffset(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		b := []byte(strings.Repeat("a", n))
+		if !allASCII(b) {
+			t.Fatalf("%d ASCII bytes: not ASCII", n)
+		}
+		for i := range b {
+			c := append([]byte(nil), b...)
+			c[i] = 0x80
+			if allASCII(c) {
+				t.Errorf("0x80 at %d of %d: ASCII", i, n)
+			}
+		}
+	}
+}
+
 // TestReadLargeFile crosses the chunk boundaries of the parallel stream.
 func TestReadLargeFile(t *testing.T) {
 	var b strings.Builder

@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
@@ -83,7 +84,8 @@ func Read(ctx context.Context, ws *workspace.Workspace, req *ReadRequest) (envel
 	w := newWindow(opts)
 	// Room for what a window of this file can keep, so a small file's
 	// lines are copied once.
-	w.buf = make([]byte, 0, min(fi.Size(), int64(w.budget)))
+	w.buf = getBuffer(int(min(fi.Size(), int64(w.budget))))[:0]
+	defer func() { putBuffer(w.buf) }()
 	sum, err := streamFile(f, fi.Size(), true, w.visit)
 	if _, ok := err.(errBinary); ok {
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput,
@@ -226,6 +228,10 @@ func (w *window) visit(b []byte) {
 				w.done, w.full = true, true
 				return
 			}
+			if w.lines == nil {
+				// Room for the window's lines in this chunk, counted once.
+				w.lines = make([]wline, 0, min(w.end-w.cur+1, int64(bytes.Count(b, []byte{'\n'}))+1))
+			}
 			w.lines = append(w.lines, wline{n: w.cur, off: len(w.buf)})
 			w.used += gutterMin
 		}
@@ -292,6 +298,9 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 	var out strings.Builder
 	out.Grow(len(w.buf) + len(w.lines)*(gutterMin+1))
 	var line []byte
+	// An ASCII window (most source) is valid and has a rune per byte:
+	// checked once instead of per line.
+	ascii := allASCII(w.buf)
 	runes := 0
 	endPartial := false
 	shown := 0 // bytes of the cut last line's text shown
@@ -308,7 +317,7 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 			text = trimPartialRune(text)
 		}
 		line = appendGutter(line[:0], l.n)
-		if utf8.Valid(text) {
+		if ascii || utf8.Valid(text) {
 			line = append(line, text...)
 		} else {
 			line = append(line, bytes.ToValidUTF8(text, []byte("\uFFFD"))...)
@@ -317,7 +326,10 @@ func (w *window) render(o readOpts, s fileSummary) *ReadData {
 		if l.nl && !partial {
 			line = append(line, '\n')
 		}
-		n := utf8.RuneCount(line)
+		n := len(line)
+		if !ascii {
+			n = utf8.RuneCount(line)
+		}
 		roomBytes := len(line)
 		if o.maxBytes > 0 {
 			roomBytes = o.maxBytes - out.Len()
@@ -469,4 +481,20 @@ func form(d *ReadData) string {
 		b.WriteString(", no final newline")
 	}
 	return b.String()
+}
+
+// allASCII says whether b has no byte above 0x7F, eight bytes at a time.
+func allASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -28,11 +29,14 @@ type checkResult struct {
 
 // checkLine forms: go vet and compilers (file:line:col: message), pyright
 // (file:line:col - error: message), tsc (file(line,col): error TS1: message).
-var checkLine = []*regexp.Regexp{
-	regexp.MustCompile(`^\s*(\S[^:]*?):(\d+):(\d+) - (error|warning|information): (.*)$`),
-	regexp.MustCompile(`^(\S[^(]*?)\((\d+),(\d+)\): (error|warning) (TS\d+): (.*)$`),
-	regexp.MustCompile(`^(?:vet: )?(\S[^:]*?):(\d+):(\d+): (.*)$`),
-}
+// Compiled on first use: every aw process links this package.
+var checkLine = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`^\s*(\S[^:]*?):(\d+):(\d+) - (error|warning|information): (.*)$`),
+		regexp.MustCompile(`^(\S[^(]*?)\((\d+),(\d+)\): (error|warning) (TS\d+): (.*)$`),
+		regexp.MustCompile(`^(?:vet: )?(\S[^:]*?):(\d+):(\d+): (.*)$`),
+	}
+})
 
 // check runs the project checker in the server's root, inside the same
 // sandbox as the server, and parses what it prints.
@@ -73,7 +77,7 @@ func check(ctx context.Context, ws *workspace.Workspace, t target) (*checkResult
 }
 
 func parseCheck(line string) (Diagnostic, string, bool) {
-	for i, re := range checkLine {
+	for i, re := range checkLine() {
 		m := re.FindStringSubmatch(strings.TrimRight(line, "\r"))
 		if m == nil {
 			continue

@@ -61,6 +61,8 @@ type Server struct {
 	// removes the question channel record (see questions.go).
 	offered      map[string]bool
 	closeChannel func()
+
+	warm warm // the goroutines tool calls run on
 }
 
 // pendingApproval is a staged approval the server offered to the human by
@@ -82,7 +84,7 @@ func New(opts Options) *Server {
 	if opts.Workspace.Cache == nil {
 		opts.Workspace.Cache = &workspace.Cache{}
 	}
-	s := &Server{opts: opts, defs: map[string][]byte{}, pending: map[string]pendingApproval{}, offered: map[string]bool{}}
+	s := &Server{opts: opts, defs: map[string][]byte{}, pending: map[string]pendingApproval{}, offered: map[string]bool{}, warm: warm{jobs: make(chan func())}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "aw", Title: "aw — the agentic workspace", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "aw gives you a bounded, recoverable workspace. Every tool takes an \"action\" and returns an agentic-workspace/v1 envelope (summary, retention facts, data, error). " +
 			"After losing context, call workspace_inspect with {\"action\":\"changes\"} and {\"action\":\"capabilities\"} to recover transactions, jobs, plans and pending approvals.",
@@ -209,7 +211,7 @@ func (s *Server) Sync() {
 	} else {
 		for _, t := range schema.Registered(ws) {
 			want[t.Name] = mcpTool(t)
-			handlers[t.Name] = s.callTool
+			handlers[t.Name] = s.callWarm
 		}
 	}
 	var gone []string
@@ -295,6 +297,12 @@ func (s *Server) callStatus(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 
 // callTool runs one action of a workspace_* tool: decode the arguments into
 // the action's request type, run the dispatch row, return the envelope.
+// callWarm is callTool on one of the goroutines earlier calls ran on.
+func (s *Server) callWarm(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	s.warm.run(func() { res, err = s.callTool(ctx, req) })
+	return res, err
+}
+
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	p := req.Params
 	if p.RequestState != "" || len(p.InputResponses) > 0 {
@@ -559,5 +567,39 @@ func (s *Server) expire() {
 		if time.Since(p.created) > time.Hour {
 			delete(s.pending, k)
 		}
+	}
+}
+
+// warm runs functions on goroutines kept for them. The SDK starts each
+// request on a new goroutine, whose stack then grew from a few KiB to what
+// a tool call needs (decoding settings, running the action, encoding the
+// envelope) by copying itself several times: a tenth of a small call. A
+// kept goroutine's stack has grown already. A goroutine is added whenever
+// every kept one is busy, so calls still run concurrently.
+type warm struct{ jobs chan func() }
+
+// run runs f on a kept goroutine and waits for it; a panic in f is raised
+// again here, on the caller's goroutine.
+func (w *warm) run(f func()) {
+	done := make(chan any, 1)
+	job := func() {
+		defer func() { done <- recover() }()
+		f()
+	}
+	select {
+	case w.jobs <- job:
+	default:
+		go w.keep(job)
+	}
+	if p := <-done; p != nil {
+		panic(p)
+	}
+}
+
+// keep runs job, then every job sent to it, for the life of the process.
+func (w *warm) keep(job func()) {
+	for {
+		job()
+		job = <-w.jobs
 	}
 }

@@ -26,8 +26,9 @@ import (
 var gitOpts string
 
 // gitOverlay: "*" applies to every subcommand.
-var gitOverlay = map[string]string{
-	"*": `
+var gitOverlay = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"*": `
 	--upload-pack=PROG  run  it names the program git runs on the other side
 	--receive-pack=PROG  run  it names the program git runs on the other side
 	--exec=PROG  run  it names a program for git to run
@@ -36,55 +37,56 @@ var gitOverlay = map[string]string{
 	--config-env=X  refuse  configuration taken from the environment can run programs
 	-O|--orderfile=FILE  read
 	--pathspec-from-file=FILE  names  it reads the pathspecs from the file`,
-	"apply":          "--unsafe-paths  refuse  it lets the patch write outside the working tree",
-	"clone":          "-c|--config=KV  check:gitconfig\n--separate-git-dir=DIR  wdir\n--reference=REPO  read\n--reference-if-able=REPO  read",
-	"init":           "--separate-git-dir=DIR  wdir",
-	"rebase":         "-x|--exec=CMD  run  it runs a command after each commit",
-	"grep":           "-O|--open-files-in-pager[=PAGER]  run  it opens the matches in a program\n-f=FILE  read",
-	"format-patch":   "-o|--output-directory=DIR  wdir",
-	"archive":        "-o|--output=FILE  write",
-	"checkout-index": "--prefix=DIR  wdir\n--stdin  names  it writes the files stdin names into the work tree",
-	"update-index":   "--stdin  names  it stages the paths stdin names",
-	"hash-object":    "--stdin-paths  names  it copies the files stdin names into git's objects",
-	"cat-file":       "--batch[=FORMAT]  names  it prints the objects stdin names (REV:PATH names any file)\n--batch-command[=FORMAT]  names  it prints the objects stdin names (REV:PATH names any file)",
-	"help":           "-w|--web  run  it opens a web browser\n-i|--info  run  it runs info\n-m|--man  run  it runs man with a configured viewer",
-	"commit":         "-F|--file=FILE  read\n-t|--template=FILE  read",
-	"tag":            "-F|--file=FILE  read",
-	"notes add":      "-F|--file=FILE  read",
-	"config":         "-f|--file=FILE  read\n--blob=BLOB",
-	"blame":          "--contents=FILE  read\n-S=FILE  read",
-	"fetch":          "--submodule-prefix[=P]",
-	"log":            revisionOptions,
-	"show":           revisionOptions,
-	"whatchanged":    revisionOptions,
-	"rev-list":       revisionOptions,
-	"shortlog":       revisionOptions,
-	"format-patch ":  revisionOptions,
-	"diff":           diffShort,
-	"diff-tree":      revisionOptions,
-	"diff-index":     diffShort,
-	"diff-files":     diffShort,
-	"stash show":     diffShort,
-	"stash list":     revisionOptions,
-	"worktree list":  "--porcelain\n-v|--verbose\n-z\n--expire=TIME",
-	"range-diff":     diffShort,
-	"rev-parse":      revParse,
-	// git-submodule, bisect and stash are scripts or dispatchers whose -h
-	// lists no options.
-	"submodule":               "-q|--quiet\n--cached\n--recursive",
-	"submodule status":        "--cached\n--recursive\n-q|--quiet",
-	"submodule init":          "-q|--quiet",
-	"submodule deinit":        "-f|--force\n--all\n-q|--quiet",
-	"submodule update":        "--init\n--remote\n-N|--no-fetch\n--no-recommend-shallow\n--recommend-shallow\n--rebase\n--merge\n--checkout\n--recursive\n-f|--force\n--depth=N\n--jobs=N\n--reference=REPO  read\n--single-branch\n--no-single-branch\n--filter=SPEC\n--progress\n-q|--quiet",
-	"submodule add":           "-b|--branch=B\n-f|--force\n--name=N\n--reference=REPO  read\n--depth=N\n-q|--quiet",
-	"submodule summary":       "--cached\n--files\n-n|--summary-limit=N\n-q|--quiet",
-	"submodule sync":          "--recursive\n-q|--quiet",
-	"submodule set-branch":    "-b|--branch=B\n-d|--default\n-q|--quiet",
-	"submodule set-url":       "-q|--quiet",
-	"submodule absorbgitdirs": "-q|--quiet",
-	"bisect start":            "--term-new|--term-bad=T\n--term-old|--term-good=T\n--no-checkout\n--first-parent",
-	"stash":                   "-q|--quiet",
-}
+		"apply":          "--unsafe-paths  refuse  it lets the patch write outside the working tree",
+		"clone":          "-c|--config=KV  check:gitconfig\n--separate-git-dir=DIR  wdir\n--reference=REPO  read\n--reference-if-able=REPO  read",
+		"init":           "--separate-git-dir=DIR  wdir",
+		"rebase":         "-x|--exec=CMD  run  it runs a command after each commit",
+		"grep":           "-O|--open-files-in-pager[=PAGER]  run  it opens the matches in a program\n-f=FILE  read",
+		"format-patch":   "-o|--output-directory=DIR  wdir",
+		"archive":        "-o|--output=FILE  write",
+		"checkout-index": "--prefix=DIR  wdir\n--stdin  names  it writes the files stdin names into the work tree",
+		"update-index":   "--stdin  names  it stages the paths stdin names",
+		"hash-object":    "--stdin-paths  names  it copies the files stdin names into git's objects",
+		"cat-file":       "--batch[=FORMAT]  names  it prints the objects stdin names (REV:PATH names any file)\n--batch-command[=FORMAT]  names  it prints the objects stdin names (REV:PATH names any file)",
+		"help":           "-w|--web  run  it opens a web browser\n-i|--info  run  it runs info\n-m|--man  run  it runs man with a configured viewer",
+		"commit":         "-F|--file=FILE  read\n-t|--template=FILE  read",
+		"tag":            "-F|--file=FILE  read",
+		"notes add":      "-F|--file=FILE  read",
+		"config":         "-f|--file=FILE  read\n--blob=BLOB",
+		"blame":          "--contents=FILE  read\n-S=FILE  read",
+		"fetch":          "--submodule-prefix[=P]",
+		"log":            revisionOptions,
+		"show":           revisionOptions,
+		"whatchanged":    revisionOptions,
+		"rev-list":       revisionOptions,
+		"shortlog":       revisionOptions,
+		"format-patch ":  revisionOptions,
+		"diff":           diffShort,
+		"diff-tree":      revisionOptions,
+		"diff-index":     diffShort,
+		"diff-files":     diffShort,
+		"stash show":     diffShort,
+		"stash list":     revisionOptions,
+		"worktree list":  "--porcelain\n-v|--verbose\n-z\n--expire=TIME",
+		"range-diff":     diffShort,
+		"rev-parse":      revParse,
+		// git-submodule, bisect and stash are scripts or dispatchers whose -h
+		// lists no options.
+		"submodule":               "-q|--quiet\n--cached\n--recursive",
+		"submodule status":        "--cached\n--recursive\n-q|--quiet",
+		"submodule init":          "-q|--quiet",
+		"submodule deinit":        "-f|--force\n--all\n-q|--quiet",
+		"submodule update":        "--init\n--remote\n-N|--no-fetch\n--no-recommend-shallow\n--recommend-shallow\n--rebase\n--merge\n--checkout\n--recursive\n-f|--force\n--depth=N\n--jobs=N\n--reference=REPO  read\n--single-branch\n--no-single-branch\n--filter=SPEC\n--progress\n-q|--quiet",
+		"submodule add":           "-b|--branch=B\n-f|--force\n--name=N\n--reference=REPO  read\n--depth=N\n-q|--quiet",
+		"submodule summary":       "--cached\n--files\n-n|--summary-limit=N\n-q|--quiet",
+		"submodule sync":          "--recursive\n-q|--quiet",
+		"submodule set-branch":    "-b|--branch=B\n-d|--default\n-q|--quiet",
+		"submodule set-url":       "-q|--quiet",
+		"submodule absorbgitdirs": "-q|--quiet",
+		"bisect start":            "--term-new|--term-bad=T\n--term-old|--term-good=T\n--no-checkout\n--first-parent",
+		"stash":                   "-q|--quiet",
+	}
+})
 
 // revParse are rev-parse's own options (not parse-options).
 const revParse = `
@@ -344,32 +346,34 @@ const revisionOptions = diffShort + `
 
 // gitNested are subcommands (and actions) that run commands the policy
 // cannot see into; gitRefused serve or open things.
-var gitNested = map[string]string{
-	"submodule foreach": "it runs a shell command in every submodule",
-	"bisect run":        "it runs a command on every step",
-	"filter-branch":     "its filters are shell commands",
-	"filter-repo":       "its callbacks are code",
-	"send-email":        "it runs mail and hook programs",
-	"difftool":          "it runs a diff tool program",
-	"mergetool":         "it runs a merge tool program",
-	"daemon":            "it serves the repository and runs hooks",
-	"instaweb":          "it starts a web server and a browser",
-	"web--browse":       "it starts a browser",
-	"credential":        "it runs credential helpers",
-	"upload-pack":       "it runs hooks and helpers",
-	"receive-pack":      "it runs hooks",
-	"shell":             "it is a restricted shell",
-	"hook":              "it runs hooks",
-	"fsmonitor--daemon": "it runs the fsmonitor",
-	"remote-ext":        "it runs a command as a transport",
-	"bisect visualize":  "it runs gitk or a pager",
-	"bisect view":       "it runs gitk or a pager",
-	"p4":                "it runs p4",
-	"svn":               "it runs svn",
-	"cvsserver":         "it serves CVS",
-	"gui":               "it runs a GUI",
-	"citool":            "it runs a GUI",
-}
+var gitNested = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"submodule foreach": "it runs a shell command in every submodule",
+		"bisect run":        "it runs a command on every step",
+		"filter-branch":     "its filters are shell commands",
+		"filter-repo":       "its callbacks are code",
+		"send-email":        "it runs mail and hook programs",
+		"difftool":          "it runs a diff tool program",
+		"mergetool":         "it runs a merge tool program",
+		"daemon":            "it serves the repository and runs hooks",
+		"instaweb":          "it starts a web server and a browser",
+		"web--browse":       "it starts a browser",
+		"credential":        "it runs credential helpers",
+		"upload-pack":       "it runs hooks and helpers",
+		"receive-pack":      "it runs hooks",
+		"shell":             "it is a restricted shell",
+		"hook":              "it runs hooks",
+		"fsmonitor--daemon": "it runs the fsmonitor",
+		"remote-ext":        "it runs a command as a transport",
+		"bisect visualize":  "it runs gitk or a pager",
+		"bisect view":       "it runs gitk or a pager",
+		"p4":                "it runs p4",
+		"svn":               "it runs svn",
+		"cvsserver":         "it serves CVS",
+		"gui":               "it runs a GUI",
+		"citool":            "it runs a GUI",
+	}
+})
 
 var gitSpec = &toolSpec{
 	names: []string{"git"}, mode: exact, operands: []string{"arg"}, hook: "git",
@@ -454,7 +458,7 @@ func gitSub(sub string) *toolSpec {
 	var spec *toolSpec
 	if ok {
 		spec = &toolSpec{names: []string{"git " + sub}, mode: gnu, abbrev: true, numbers: true, operands: []string{"arg"}}
-		spec.opts, spec.err = mergeGitOptions(text, gitOverlay[sub]+"\n"+gitOverlay[sub+" "]+"\n"+gitOverlay["*"])
+		spec.opts, spec.err = mergeGitOptions(text, gitOverlay()[sub]+"\n"+gitOverlay()[sub+" "]+"\n"+gitOverlay()["*"])
 		spec.opts = negations(spec.opts)
 		spec.table()
 	}
@@ -674,7 +678,7 @@ func gitHook(c *checker, t *toolCall) {
 	rest := t.operands[1:]
 	name := sub
 	spec := gitSub(sub)
-	if why, ok := gitNested[sub]; ok {
+	if why, ok := gitNested()[sub]; ok {
 		c.refuse(NestedCommand, exe, "", "`git %s` runs commands the policy cannot see into (%s); run those commands directly", sub, why)
 		return
 	}
@@ -685,7 +689,7 @@ func gitHook(c *checker, t *toolCall) {
 			continue
 		}
 		act := sub + " " + w.text
-		if why, ok := gitNested[act]; ok {
+		if why, ok := gitNested()[act]; ok {
 			c.refuse(NestedCommand, exe, "", "`git %s` runs commands the policy cannot see into (%s); run those commands directly", act, why)
 			return
 		}

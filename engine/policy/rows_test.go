@@ -162,15 +162,15 @@ func tableRows(t *testing.T) []*ruleRow {
 	// An overlay shared by several subcommands (revisionOptions) is one
 	// rule, named after its first key.
 	shared := map[string]string{}
-	for _, key := range slices.Sorted(maps.Keys(gitOverlay)) {
-		if _, ok := shared[gitOverlay[key]]; !ok {
-			shared[gitOverlay[key]] = "git " + strings.TrimSpace(key)
+	for _, key := range slices.Sorted(maps.Keys(gitOverlay())) {
+		if _, ok := shared[gitOverlay()[key]]; !ok {
+			shared[gitOverlay()[key]] = "git " + strings.TrimSpace(key)
 		}
 	}
 	for sub := range gitSections() {
 		spec := gitSub(sub)
 		for _, key := range []string{sub, sub + " ", "*"} {
-			if ov := gitOverlay[key]; ov != "" {
+			if ov := gitOverlay()[key]; ov != "" {
 				add(shared[ov], spec, ov)
 			}
 		}
