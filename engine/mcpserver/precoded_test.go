@@ -75,3 +75,16 @@ func TestPrecodedResultIsWhatTheSDKWrites(t *testing.T) {
 		t.Errorf("the spliced result does not carry the file: %.300s", resp.Result.StructuredContent)
 	}
 }
+
+// A line over the 16 MiB a message may have is answered with an error and
+// dropped whole; the session reads the next line.
+func TestOverlongLineAnswered(t *testing.T) {
+	c := serve(t, mcpserver.Options{Workspace: workspace.Options{Root: readWorkspace(t)}, Poll: -1})
+	long := `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":"` + strings.Repeat("x", 17<<20) + `"}}`
+	if resp := c.send(t, long); !strings.Contains(resp, `"code":-32600`) || !strings.Contains(resp, "at most 16 MiB") || !strings.Contains(resp, `"id":null`) {
+		t.Fatalf("an overlong line got %.300s", resp)
+	}
+	if resp := c.send(t, `{"jsonrpc":"2.0","id":6,"method":"ping"}`); !strings.Contains(resp, `"id":6,"result":{}`) {
+		t.Fatalf("the session did not go on: %.300s", resp)
+	}
+}
