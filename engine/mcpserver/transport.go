@@ -92,20 +92,24 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, isResponse := msg.(*jsonrpc.Response)
+	if isResponse {
+		// Answered, even when the answer is not written below.
+		defer c.t.inflight.add(-1)
+	}
+	// A write on a context that has ended is an error, as in the SDK's
+	// own connection.
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		defer c.t.inflight.add(-1)
-		if resp.Error == nil {
-			if line, ok, err := c.t.pre.splice(resp); ok {
-				if err != nil {
-					return c.write(&jsonrpc.Response{ID: resp.ID, Error: err})
-				}
-				_, werr := c.t.w.Write(*line)
-				putBuffer(line)
-				return werr
+	if isResponse && resp.Error == nil {
+		if line, ok, err := c.t.pre.splice(resp); ok {
+			if err != nil {
+				return c.write(&jsonrpc.Response{ID: resp.ID, Error: err})
 			}
+			_, werr := c.t.w.Write(*line)
+			putBuffer(line)
+			return werr
 		}
 	}
 	return c.write(msg)

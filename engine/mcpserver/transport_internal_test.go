@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bufio"
+	"context"
 	"runtime"
 	"strings"
 	"testing"
@@ -134,4 +135,25 @@ func TestWarmKeepsGoroutinesAndPanics(t *testing.T) {
 	}()
 	w.run(func() { panic("boom") })
 	t.Error("run returned after its job panicked")
+}
+
+// A response counts as answered even when its context has ended and it is
+// not written: the drain at the end of stdin must not wait for it.
+func TestResponseOnEndedContextIsAnswered(t *testing.T) {
+	var out strings.Builder
+	st := Transport(strings.NewReader(""), &out).(*stdio)
+	c, _ := st.Connect(context.Background())
+	st.inflight.add(1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	id, _ := jsonrpc.MakeID(float64(1))
+	if err := c.Write(ctx, &jsonrpc.Response{ID: id, Result: []byte(`{}`)}); err == nil {
+		t.Error("a write on an ended context succeeded")
+	}
+	if st.inflight.n != 0 || out.Len() != 0 {
+		t.Errorf("in flight %d, written %q", st.inflight.n, out.String())
+	}
+	if err := c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: []byte(`{}`)}); err != nil || !strings.Contains(out.String(), `"id":1`) {
+		t.Errorf("a live write: %v, %q", err, out.String())
+	}
 }
