@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentic-workspace/aw/engine/bufpool"
 	"github.com/agentic-workspace/aw/engine/envelope"
 	"github.com/agentic-workspace/aw/engine/eol"
 	"github.com/agentic-workspace/aw/engine/workspace"
@@ -84,8 +85,9 @@ func Read(ctx context.Context, ws *workspace.Workspace, req *ReadRequest) (envel
 	w := newWindow(opts)
 	// Room for what a window of this file can keep, so a small file's
 	// lines are copied once.
-	w.buf = getBuffer(int(min(fi.Size(), int64(w.budget))))[:0]
-	defer func() { putBuffer(w.buf) }()
+	buf := bufpool.Get(int(min(fi.Size(), int64(w.budget))))
+	w.buf = *buf
+	defer func() { *buf = w.buf; bufpool.Put(buf) }()
 	sum, err := streamFile(f, fi.Size(), true, w.visit)
 	if _, ok := err.(errBinary); ok {
 		return envelope.Envelope{}, envelope.Errorf(envelope.InvalidInput,

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"sync"
 
+	"github.com/agentic-workspace/aw/engine/bufpool"
 	"github.com/agentic-workspace/aw/engine/eol"
 )
 
@@ -94,8 +94,9 @@ func streamFile(f *os.File, size int64, refuseBinary bool, visit func([]byte)) (
 // cost a 1 MiB buffer (its zeroing and page faults were most of a read).
 func streamSerial(f *os.File, size int64, handle func([]byte) error) ([]byte, error) {
 	h := sha256.New()
-	buf := getBuffer(int(min(size+1, chunkSize)))
-	defer func() { putBuffer(buf) }()
+	p := bufpool.Get(int(min(size+1, chunkSize)))
+	defer func() { bufpool.Put(p) }()
+	buf := (*p)[:cap(*p)]
 	for {
 		n, err := io.ReadFull(f, buf)
 		if n > 0 {
@@ -104,8 +105,9 @@ func streamSerial(f *os.File, size int64, handle func([]byte) error) ([]byte, er
 				return nil, herr
 			}
 			if n == len(buf) && len(buf) < chunkSize {
-				putBuffer(buf)
-				buf = getBuffer(chunkSize) // a large file: bigger reads
+				bufpool.Put(p)
+				p = bufpool.Get(chunkSize) // a large file: bigger reads
+				buf = (*p)[:chunkSize]
 			}
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -158,27 +160,5 @@ func streamParallel(f *os.File, handle func([]byte) error) ([]byte, error) {
 			<-done
 			return nil, err
 		}
-	}
-}
-
-// buffers keeps read buffers for the next call of a long-lived process (aw
-// mcp reads many small files): a fresh one is zeroed and soon garbage.
-var buffers sync.Pool
-
-// getBuffer is a buffer of length n, from the pool when one is big enough.
-func getBuffer(n int) []byte {
-	if b, ok := buffers.Get().(*[]byte); ok {
-		if cap(*b) >= n {
-			return (*b)[:n]
-		}
-		buffers.Put(b)
-	}
-	return make([]byte, n)
-}
-
-// putBuffer returns b to the pool; nothing may use it afterwards.
-func putBuffer(b []byte) {
-	if cap(b) > 0 && cap(b) <= chunkSize {
-		buffers.Put(&b)
 	}
 }

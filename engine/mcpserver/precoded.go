@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentic-workspace/aw/engine/bufpool"
 )
 
 // precoded keeps tool results the server encoded itself until the stdio
@@ -47,23 +49,12 @@ func newPrecoded() *precoded {
 	return &precoded{prefix: `"aw-precoded-` + rand.Text() + `-`, parts: map[uint64]precodedResult{}}
 }
 
-// buffers are the envelope and response buffers of precoded results. A
-// 200-line read encodes to tens of KiB three times per call (envelope,
-// its text copy, the response line); fresh buffers of that size are
-// zeroed and collected on every call, pooled ones are not. Buffers that
-// grew past pooledCap (a rare large result) are left to the collector.
-var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+// getBuffer and putBuffer hold the envelope and response buffers of
+// precoded results: a 200-line read encodes to tens of KiB three times per
+// call (envelope, its text copy, the response line).
+func getBuffer() *[]byte { return bufpool.Get(0) }
 
-const pooledCap = 4 << 20
-
-func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
-
-func putBuffer(b *[]byte) {
-	if cap(*b) <= pooledCap {
-		*b = (*b)[:0]
-		buffers.Put(b)
-	}
-}
+func putBuffer(b *[]byte) { bufpool.Put(b) }
 
 type precodedKey struct{}
 
