@@ -234,3 +234,40 @@ func copyTree(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestASTGrepDiffersFromAstGrep pins the two differences in which each
+// side finds what the other does not (README Decisions): a comment is no
+// node to aw, so one inside a block does not stop a match; and aw matches
+// a node only whole, where ast-grep, once the pattern's children are used
+// up, ignores the rest (an else branch, a further returned value).
+func TestASTGrepDiffersFromAstGrep(t *testing.T) {
+	needTool(t, "ast-grep")
+	dir := t.TempDir()
+	src := `package p
+
+func f() (int, error) {
+	if err != nil {
+		// why
+		return 0, err
+	}
+	if err != nil {
+		return 0, err
+	} else {
+		g()
+	}
+	if err != nil {
+		return 0, err, false
+	}
+	if err != nil {
+		return 0, err
+	}
+}
+`
+	os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644)
+	pattern := "if $ERR != nil { return $A, $ERR }"
+	got := strings.Join(lines(awASTMatches(t, dir, "go", pattern)), " ")
+	want := strings.Join(lines(astGrepMatches(t, dir, "go", pattern)), " ")
+	if got != "p.go:16-18 p.go:4-7" || want != "p.go:13-15 p.go:16-18 p.go:8-12" {
+		t.Errorf("aw finds %s, ast-grep %s", got, want)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +90,48 @@ func TestASTLanguages(t *testing.T) {
 				t.Errorf("a refused change wrote %s", other)
 			}
 		})
+	}
+}
+
+// TestASTTreeStore: a second search reads the trees the first stored
+// (records appear in the cache directory), a changed file is parsed again,
+// and damaged records are ignored and written anew, the matches the same
+// each time.
+func TestASTTreeStore(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	env := []string{"XDG_CACHE_HOME=" + cache}
+	body := strings.Repeat("const a = require('a'); // padding to be worth storing\n", 50)
+	path := filepath.Join(dir, "a.js")
+	os.WriteFile(path, []byte(body), 0o644)
+	records := func() []string {
+		found, _ := filepath.Glob(filepath.Join(cache, "aw", "trees", "javascript-*", "*"))
+		return found
+	}
+	grep := func(want float64) {
+		t.Helper()
+		if r := runAWEnv(t, dir, nil, env, "ast", "grep", "require($X)", "--max-results", "1000"); r.field(t, ".data.total") != want {
+			t.Fatalf("want %v matches: %s", want, r.Stdout)
+		}
+	}
+	grep(50)
+	stored := records()
+	if len(stored) != 1 {
+		t.Fatalf("records after one search: %v", stored)
+	}
+	first, _ := os.ReadFile(stored[0])
+	grep(50)
+	os.WriteFile(path, []byte(body+"require('b');\n"), 0o644)
+	grep(51)
+	if len(records()) != 2 {
+		t.Fatalf("a changed file was not stored anew: %v", records())
+	}
+	for _, p := range records() {
+		os.WriteFile(p, []byte("damaged"), 0o600)
+	}
+	grep(51)
+	os.WriteFile(path, []byte(body), 0o644)
+	grep(50)
+	if b, _ := os.ReadFile(stored[0]); string(b) != string(first) {
+		t.Error("a damaged record was not written again")
 	}
 }

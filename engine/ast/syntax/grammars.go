@@ -23,9 +23,13 @@ var (
 	bashWasm []byte
 )
 
+// grammars are the embedded grammars by language id.
+var grammars = map[string]*grammar{}
+
 // treeSitter makes a language parsed by an embedded grammar.
 func treeSitter(id string, wasm []byte, exts, aliases []string, scaffolds ...Scaffold) *Language {
 	g := newGrammar(id, wasm)
+	grammars[id] = g
 	return &Language{ID: id, Aliases: aliases, Extensions: exts, Scaffolds: scaffolds, Parse: g.parse}
 }
 

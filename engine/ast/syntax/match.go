@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -74,7 +75,7 @@ func Compile(lang *Language, src string) (*Pattern, error) {
 	}
 	variants := []variant{{body, 0}}
 	if t := lang.Terminator; t != "" {
-		inner := loneMeta.ReplaceAllString(body, "${1}"+t+"${2}")
+		inner := loneMeta().ReplaceAllString(body, "${1}"+t+"${2}")
 		if inner != body {
 			variants = append(variants, variant{inner, 0})
 		}
@@ -93,8 +94,11 @@ func Compile(lang *Language, src string) (*Pattern, error) {
 	return nil, &UnparseableError{Lang: lang.ID, Tried: tried}
 }
 
-// loneMeta is a metavariable alone before a closing brace (or the end).
-var loneMeta = regexp.MustCompile(`((?:` + expando + `)+[A-Z_0-9]*)(\s*\})`)
+// loneMeta is a metavariable alone before a closing brace (or the end),
+// compiled on first use so other commands do not pay for it at start-up.
+var loneMeta = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`((?:` + expando + `)+[A-Z_0-9]*)(\s*\})`)
+})
 
 // compileIn parses body in one scaffold; nil when it does not parse there.
 func compileIn(lang *Language, src string, s Scaffold, body string, tail int) (*Pattern, error) {

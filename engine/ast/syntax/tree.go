@@ -19,7 +19,8 @@ package syntax
 type Node struct {
 	Kind       string
 	Named      bool
-	Start, End int // byte offsets into the source
+	sym        uint16 // the grammar's number for Kind (tree-sitter's trees)
+	Start, End int    // byte offsets into the source
 	Children   []*Node
 }
 

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -209,12 +210,53 @@ func (g *grammar) put(in *instance) {
 	g.freed.Signal()
 }
 
-// parse runs the grammar over src and builds the tree from the module's
-// flat preorder records.
+// parse builds the tree of src from the tree store's records of it, or
+// runs the grammar over it (and stores what the grammar made).
 func (g *grammar) parse(src []byte) (*Tree, bool, error) {
 	if err := g.compile(); err != nil {
 		return nil, false, err
 	}
+	dir := ""
+	var sum [32]byte
+	if len(src) >= storeMin {
+		dir = storeDir(g.id)
+	}
+	if dir != "" {
+		sum = storeKey(src)
+		if t, ok, found := g.loadTree(dir, sum, src); found {
+			return t, ok, nil
+		}
+	}
+	raw, ok, err := g.run(src)
+	if err != nil {
+		return nil, false, err
+	}
+	t := g.tree(raw, src)
+	if t == nil {
+		return nil, false, fmt.Errorf("the %s parser made a damaged tree", g.id)
+	}
+	if dir != "" {
+		saveTree(dir, sum, t, ok)
+	}
+	return t, ok, nil
+}
+
+// tree builds a Tree from flat records, or nil when they are damaged.
+func (g *grammar) tree(raw, src []byte) *Tree {
+	b := &flatTree{raw: raw, kinds: g.kinds, size: len(src), nodes: make([]Node, 0, len(raw)/16)}
+	root, _ := b.build(0)
+	if b.damaged {
+		return nil
+	}
+	if root == nil {
+		root = &Node{Kind: "program", Named: true, End: len(src)}
+	}
+	return &Tree{Root: root, Src: src}
+}
+
+// run parses src in an instance and returns a copy of its flat preorder
+// records, and whether the source is free of syntax errors.
+func (g *grammar) run(src []byte) ([]byte, bool, error) {
 	in, err := g.get()
 	if err != nil {
 		return nil, false, err
@@ -226,7 +268,7 @@ func (g *grammar) parse(src []byte) (*Tree, bool, error) {
 		}
 	}()
 	ctx := context.Background()
-	fail := func(err error) (*Tree, bool, error) {
+	fail := func(err error) ([]byte, bool, error) {
 		// A trapped instance is dropped, not reused.
 		broken = true
 		g.mu.Lock()
@@ -260,7 +302,7 @@ func (g *grammar) parse(src []byte) (*Tree, bool, error) {
 	if err != nil {
 		return fail(err)
 	}
-	raw, ok := mem.Read(uint32(o[0]), uint32(count)*16)
+	view, ok := mem.Read(uint32(o[0]), uint32(count)*16)
 	if !ok {
 		return fail(fmt.Errorf("the tree is outside memory"))
 	}
@@ -268,12 +310,8 @@ func (g *grammar) parse(src []byte) (*Tree, bool, error) {
 	if err != nil {
 		return fail(err)
 	}
-	b := &flatTree{raw: raw, kinds: g.kinds, nodes: make([]Node, 0, count)}
-	root, _ := b.build(0)
-	if root == nil {
-		root = &Node{Kind: "program", Named: true, End: len(src)}
-	}
-	return &Tree{Root: root, Src: src}, bad[0] == 0 || b.onlyMissingSemicolons(), nil
+	raw := bytes.Clone(view) // the instance's memory is reused by its next parse
+	return raw, bad[0] == 0 || onlyMissingSemicolons(raw, g.kinds), nil
 }
 
 // errorSymbol is tree-sitter's ERROR node.
@@ -283,15 +321,15 @@ const errorSymbol = 0xffff
 // terminator it had to invent (`$$$BODY` standing for statements in a C or
 // Java pattern has no `;`). Anything else, an ERROR node or another token
 // invented, is a syntax error.
-func (b *flatTree) onlyMissingSemicolons() bool {
-	for i := 0; i+16 <= len(b.raw); i += 16 {
-		rec := b.raw[i:]
+func onlyMissingSemicolons(raw []byte, kinds []string) bool {
+	for i := 0; i+16 <= len(raw); i += 16 {
+		rec := raw[i:]
 		sym := binary.LittleEndian.Uint32(rec) & 0xffff
 		if sym == errorSymbol {
 			return false
 		}
 		start, end := binary.LittleEndian.Uint32(rec[4:]), binary.LittleEndian.Uint32(rec[8:])
-		if start == end && (int(sym) >= len(b.kinds) || b.kinds[sym] != ";") {
+		if start == end && (int(sym) >= len(kinds) || kinds[sym] != ";") {
 			return false
 		}
 	}
@@ -300,11 +338,15 @@ func (b *flatTree) onlyMissingSemicolons() bool {
 
 // flatTree reads the module's records: kind|named<<16|extra<<17, start,
 // end, child count. Comments (extras) and zero-width nodes (a missing
-// token, an automatic semicolon) are left out of the tree.
+// token, an automatic semicolon) are left out of the tree. Records read
+// back from the tree store are checked as they are read: one out of range
+// marks the tree damaged.
 type flatTree struct {
-	raw   []byte
-	kinds []string
-	nodes []Node // one allocation for the whole tree
+	raw     []byte
+	kinds   []string
+	size    int    // the source's length
+	nodes   []Node // one allocation for the whole tree
+	damaged bool
 }
 
 func (b *flatTree) build(i int) (*Node, int) {
@@ -314,6 +356,10 @@ func (b *flatTree) build(i int) (*Node, int) {
 	end := int(binary.LittleEndian.Uint32(rec[8:]))
 	kids := int(binary.LittleEndian.Uint32(rec[12:]))
 	next := i + 1
+	if start > end || end > b.size || kids > len(b.raw)/16 {
+		b.damaged = true
+		return nil, next
+	}
 	keep := flags&(1<<17) == 0 && end > start
 	var n *Node
 	if keep {
@@ -321,13 +367,13 @@ func (b *flatTree) build(i int) (*Node, int) {
 		if s := int(flags & 0xffff); s < len(b.kinds) {
 			kind = b.kinds[s]
 		}
-		b.nodes = append(b.nodes, Node{Kind: kind, Named: flags&(1<<16) != 0, Start: start, End: end})
+		b.nodes = append(b.nodes, Node{Kind: kind, Named: flags&(1<<16) != 0, sym: uint16(flags), Start: start, End: end})
 		n = &b.nodes[len(b.nodes)-1]
 		if kids > 0 {
 			n.Children = make([]*Node, 0, kids)
 		}
 	}
-	for k := 0; k < kids; k++ {
+	for k := 0; k < kids && !b.damaged; k++ {
 		var c *Node
 		c, next = b.build(next)
 		if n != nil && c != nil {
