@@ -158,7 +158,7 @@ func openRegular(jp workspace.Path, verb string) (*os.File, os.FileInfo, error) 
 	if !fi.Mode().IsRegular() {
 		return nil, nil, envelope.Errorf(envelope.InvalidInput, "%s is not a regular file (%s), so aw will not %s it; `aw inspect stat %s` describes it", rel, fileType(fi.Mode()), verb, rel).With("path", rel)
 	}
-	f, err := os.Open(jp.Abs)
+	f, err := openFile(jp.Abs)
 	if err != nil {
 		return nil, nil, envelope.Errorf(envelope.Internal, "cannot open %s: %v; check its permissions", rel, err).With("path", rel)
 	}

@@ -37,3 +37,5 @@ func readSmall(path string, buf []byte, limit int) (out []byte, more bool, err e
 		}
 	}
 }
+
+func openFile(path string) (*os.File, error) { return os.Open(path) }

@@ -86,8 +86,11 @@ func readWorkspace(t testing.TB) string {
 // BenchmarkCallRead is one workspace_inspect read of a 200-line file over
 // the stdio transport (on pipes, in process): what the server does per
 // call. scripts/bench's mcp-read row measures the same call against a peer.
+// The options are those of `aw mcp --root ROOT` started in ROOT.
 func BenchmarkCallRead(b *testing.B) {
-	c := serve(b, mcpserver.Options{Workspace: workspace.Options{Root: readWorkspace(b)}, Poll: -1})
+	root := readWorkspace(b)
+	opts := workspace.Options{Root: root, WorkingDir: root, ConfigHome: b.TempDir(), Tier: workspace.TierExec}
+	c := serve(b, mcpserver.Options{Workspace: opts, Poll: -1})
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"workspace_inspect","arguments":{"action":"read","path":"lines.txt"}}}`
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

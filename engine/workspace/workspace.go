@@ -101,10 +101,17 @@ const StateDir = ".agentic"
 // Discover finds the root: the nearest ancestor of dir holding .agentic/,
 // else the nearest holding .git, else dir itself.
 func Discover(dir string) string {
+	root, _ := discover(dir)
+	return root
+}
+
+// discover is Discover, also telling whether a marker was found (dir
+// itself is returned when none was).
+func discover(dir string) (string, bool) {
 	for _, marker := range []string{StateDir, ".git"} {
 		for d := dir; ; {
 			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
-				return d
+				return d, true
 			}
 			parent := filepath.Dir(d)
 			if parent == d {
@@ -113,7 +120,7 @@ func Discover(dir string) string {
 			d = parent
 		}
 	}
-	return dir
+	return dir, false
 }
 
 // Open resolves the root, loads settings and builds the jail.
@@ -222,7 +229,8 @@ func Locate(opts Options) (Location, error) {
 		}
 		return Location{Root: real, Scope: real, Anchor: real}, isDir(real)
 	}
-	anchor, err := filepath.EvalSymlinks(Discover(opts.WorkingDir))
+	discovered, marked := discover(opts.WorkingDir)
+	anchor, err := filepath.EvalSymlinks(discovered)
 	if err != nil {
 		return Location{}, envelope.Errorf(envelope.InvalidInput, "the working directory %s cannot be resolved: %v", opts.WorkingDir, err)
 	}
@@ -234,9 +242,12 @@ func Locate(opts Options) (Location, error) {
 	if !filepath.IsAbs(root) {
 		root = filepath.Join(opts.WorkingDir, root)
 	}
-	real, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return Location{}, envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass --root with an existing directory", root).With("path", root)
+	// The root named is often the directory discovered: resolved already.
+	real := anchor
+	if root != discovered {
+		if real, err = filepath.EvalSymlinks(root); err != nil {
+			return Location{}, envelope.Errorf(envelope.InvalidInput, "workspace root %s does not exist: pass --root with an existing directory", root).With("path", root)
+		}
 	}
 	if !within(anchor, real) {
 		return Location{}, envelope.Errorf(envelope.PathEscape,
@@ -246,7 +257,7 @@ func Locate(opts Options) (Location, error) {
 		return Location{}, err
 	}
 	loc.Scope = real
-	if !isWorkspace(anchor) {
+	if !marked {
 		// No workspace around the working directory: find the one around
 		// the named directory, never above the anchor.
 		if found, err := filepath.EvalSymlinks(Discover(real)); err == nil && within(anchor, found) {
@@ -256,16 +267,6 @@ func Locate(opts Options) (Location, error) {
 		}
 	}
 	return loc, nil
-}
-
-// isWorkspace reports whether dir holds one of the markers discovery looks for.
-func isWorkspace(dir string) bool {
-	for _, marker := range []string{StateDir, ".git"} {
-		if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 func isDir(real string) error {

@@ -63,6 +63,10 @@ func TestLocate(t *testing.T) {
 	ws := tree(t, ".agentic/", "sub/deep/", "file.txt")
 	plain := tree(t, "proj/.git/", "proj/src/", "loose/")
 	outside := tree(t)
+	link := filepath.Join(outside, "link")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name                string
 		opts                Options
@@ -77,6 +81,10 @@ func TestLocate(t *testing.T) {
 		{"narrowed to a sub-directory keeps the root", Options{WorkingDir: ws, Root: "sub"}, ws, filepath.Join(ws, "sub"), ws, ""},
 		{"narrowed to .agentic keeps the root", Options{WorkingDir: ws, Root: ".agentic"}, ws, filepath.Join(ws, ".agentic"), ws, ""},
 		{"absolute narrowing", Options{WorkingDir: filepath.Join(ws, "sub"), Root: filepath.Join(ws, "sub/deep")}, ws, filepath.Join(ws, "sub/deep"), ws, ""},
+		// aw mcp --root started in the root: resolved once, as the anchor.
+		{"root is the working directory", Options{WorkingDir: ws, Root: ws}, ws, ws, ws, ""},
+		{"root is the working directory by a link", Options{WorkingDir: link, Root: link}, ws, ws, ws, ""},
+		{"root . in a sub-directory", Options{WorkingDir: filepath.Join(ws, "sub"), Root: "."}, ws, filepath.Join(ws, "sub"), ws, ""},
 		{"root outside", Options{WorkingDir: ws, Root: outside}, "", "", "", envelope.PathEscape},
 		{"root above", Options{WorkingDir: ws, Root: ".."}, "", "", "", envelope.PathEscape},
 		{"root missing", Options{WorkingDir: ws, Root: "nope"}, "", "", "", envelope.InvalidInput},
