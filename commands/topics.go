@@ -26,7 +26,9 @@ files.
                      readable by others is ignored with a warning
   HOME               locates ~/.config when XDG_CONFIG_HOME is unset
   XDG_CACHE_HOME     where the OS sandbox keeps its per-workspace private
-                     home, temporary directory and caches (default ~/.cache)
+                     home, temporary directory and caches, and where aw ast
+                     keeps compiled grammars (aw/wazero) and parsed trees
+                     (aw/trees; safe to delete) (default ~/.cache)
   PATH               where commands' executables are looked up (directories
                      inside the workspace are never used) and where Chromium
                      is found when browser.executable is unset

@@ -68,7 +68,7 @@ func astRows(b *bench) []row {
 		rows = append(rows, row{name: "ast-js", target: 2, missing: "scripts/test-deps (npm @ast-grep/cli)", after: clean(js), showRSS: true,
 			aw: grep(js, "javascript", "require($X)"), peer: peer(js, "javascript", "require($X)"), check: sameMatchCount})
 		first := filepath.Join(b.d.dir, "ast-first-cache")
-		rows = append(rows, row{name: "ast-js-first", target: 4, missing: "scripts/test-deps (npm @ast-grep/cli)", showRSS: true,
+		rows = append(rows, row{name: "ast-js-first", target: 5, missing: "scripts/test-deps (npm @ast-grep/cli)", showRSS: true,
 			after: func() { os.RemoveAll(filepath.Join(first, "aw", "trees")); clean(js)() },
 			aw:    grep(js, "javascript", "require($X)", "XDG_CACHE_HOME="+first), peer: peer(js, "javascript", "require($X)"), check: sameMatchCount})
 		one := filepath.Join(b.d.dir, "ast-one")

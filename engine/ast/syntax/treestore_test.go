@@ -272,3 +272,21 @@ func count(dir string) int {
 	entries, _ := os.ReadDir(dir)
 	return len(entries)
 }
+
+// TestStoreUnwritable: where the store cannot be made (its path is a
+// file), files are parsed as without it.
+func TestStoreUnwritable(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "trees")
+	os.WriteFile(blocker, []byte("not a directory"), 0o600)
+	old := storeBase
+	storeBase = func() string { return blocker }
+	t.Cleanup(func() { storeBase = old })
+	src := storeSources[JavaScript]
+	got, ok, err := JavaScript.Parse(src)
+	if err != nil || !ok || got.Root == nil || got.Root.End != len(src) {
+		t.Fatalf("parse with an unwritable store: ok %v err %v", ok, err)
+	}
+	if b, _ := os.ReadFile(blocker); string(b) != "not a directory" {
+		t.Fatal("the blocking file was changed")
+	}
+}
