@@ -48,7 +48,11 @@ var storeBase = sync.OnceValue(func() string {
 	return filepath.Join(base, "aw", "trees")
 })
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// checksum is a record's CRC-32C (its table made on first use, not at
+// start-up).
+func checksum(b []byte) uint32 { return crc32.Checksum(b, crcTable()) }
+
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // storeDir is one grammar's directory: its id and the first bytes of its
 // recorded sha256, so a rebuilt grammar never reads another's records.
@@ -95,7 +99,7 @@ func (g *grammar) loadTree(dir string, sum [sha256.Size]byte, src []byte) (t *Tr
 	h = h[sha256.Size:]
 	size, good, count, crc := binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint32(h[4:]), binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:])
 	body := b[storeHeader:]
-	if int64(size) != int64(len(src)) || good > 1 || int64(count) > int64(len(body)) || crc32.Checksum(body, crcTable) != crc {
+	if int64(size) != int64(len(src)) || good > 1 || int64(count) > int64(len(body)) || checksum(body) != crc {
 		return nil, false, false
 	}
 	d := &recordReader{body: body, kinds: g.kinds, size: len(src), nodes: make([]Node, 0, count)}
@@ -183,7 +187,7 @@ func saveTree(dir string, sum [sha256.Size]byte, t *Tree, ok bool) {
 	binary.LittleEndian.PutUint32(h, uint32(len(t.Src)))
 	binary.LittleEndian.PutUint32(h[4:], good)
 	binary.LittleEndian.PutUint32(h[8:], uint32(count))
-	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(b[storeHeader:], crcTable))
+	binary.LittleEndian.PutUint32(h[12:], checksum(b[storeHeader:]))
 	f, err := os.CreateTemp(dir, ".tmp-")
 	if err != nil {
 		return

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,7 +147,7 @@ func TestStoreDamageIsIgnored(t *testing.T) {
 	}
 	// resum recomputes the checksum, so only the structure is wrong.
 	resum := func(b []byte) []byte {
-		binary.LittleEndian.PutUint32(b[storeHeader-4:], crc32.Checksum(b[storeHeader:], crcTable))
+		binary.LittleEndian.PutUint32(b[storeHeader-4:], checksum(b[storeHeader:]))
 		return b
 	}
 	edit := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
