@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -38,6 +39,10 @@ type direct struct {
 	calls map[jsonrpc.ID]context.CancelFunc
 	taken int // calls answered here (tests count them)
 }
+
+// sdkCompat reports MCPGODEBUG set: the SDK then restores older
+// behaviours of its own, which only the SDK's path follows.
+var sdkCompat = sync.OnceValue(func() bool { return os.Getenv("MCPGODEBUG") != "" })
 
 // sessionless is the first protocol version without initialize, whose
 // results the SDK marks with a resultType.
@@ -85,7 +90,7 @@ func (d *direct) take(req *jsonrpc.Request) bool {
 // accept is the session, handler and params of a call to answer here, or
 // a nil handler.
 func (d *direct) accept(req *jsonrpc.Request) (*mcp.ServerSession, mcp.ToolHandler, *mcp.CallToolParamsRaw) {
-	if d.off || req.Method != "tools/call" || d.session == nil || d.conn == nil {
+	if d.off || sdkCompat() || req.Method != "tools/call" || d.session == nil || d.conn == nil {
 		return nil, nil, nil
 	}
 	if ip := d.session.InitializeParams(); ip == nil || ip.ProtocolVersion >= sessionless {
@@ -101,6 +106,9 @@ func (d *direct) accept(req *jsonrpc.Request) (*mcp.ServerSession, mcp.ToolHandl
 	}
 	return d.session, (*handlers)[p.Name], p
 }
+
+// methodNotFound matches any error with the code, as the SDK's does.
+var methodNotFound = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
 
 // maxDepth is the nesting the SDK's decoder allows params.
 const maxDepth = 1000
@@ -177,6 +185,11 @@ func (d *direct) answered(id jsonrpc.ID) {
 // respond runs the call and builds the response the SDK would write.
 func (d *direct) respond(ctx context.Context, id jsonrpc.ID, ss *mcp.ServerSession, h mcp.ToolHandler, p *mcp.CallToolParamsRaw) *jsonrpc.Response {
 	res, err := d.call(ctx, ss, h, p)
+	if errors.Is(err, methodNotFound) {
+		// As the SDK's connection rewrites it (a client's answer to an
+		// elicitation can carry the code).
+		err = fmt.Errorf("%w: %q", methodNotFound, "tools/call")
+	}
 	if err != nil {
 		return &jsonrpc.Response{ID: id, Error: err}
 	}

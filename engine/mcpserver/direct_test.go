@@ -170,3 +170,59 @@ func TestDirectOverlappingCalls(t *testing.T) {
 		t.Errorf("%d calls answered without the SDK, want %d", got, n)
 	}
 }
+
+// An approval offered by elicitation, to a client before 2026-07-28: the
+// server asks the client during the call, then answers the call with the
+// decision, on either path.
+func TestDirectElicitsApproval(t *testing.T) {
+	refused := map[bool]*[2]string{true: {}, false: {}} // the answers when the client refuses to ask
+	for name, direct := range map[string]bool{"direct": true, "sdk": false} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			os.MkdirAll(filepath.Join(root, ".agentic"), 0o755)
+			os.WriteFile(filepath.Join(root, ".agentic", "config.json"), []byte(`{"permissionMode": 0, "mcp": {"elicitApprovals": true}}`), 0o644)
+			opts := mcpserver.Options{Workspace: workspace.Options{Root: root, ConfigHome: t.TempDir(), Tier: workspace.TierExec}, Poll: -1}
+			var tr mcp.Transport
+			transport := counted(&tr)
+			if !direct {
+				transport = mcpserver.SDKTransport
+			}
+			c := startOn(t, opts, transport)
+			c.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"test","version":"1"}}}`)
+			io.WriteString(c.in, initialized+"\n")
+			io.WriteString(c.in, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"workspace_edit","arguments":{"action":"apply","operations":[{"type":"create","path":"elicited.txt","content":"hi\n"}]}}}`+"\n")
+			var ask struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			line, err := c.out.ReadString('\n')
+			if err != nil || json.Unmarshal([]byte(line), &ask) != nil || ask.Method != "elicitation/create" || !strings.Contains(line, "elicited.txt") {
+				t.Fatalf("instead of an elicitation: %.400s, %v", line, err)
+			}
+			io.WriteString(c.in, `{"jsonrpc":"2.0","id":`+string(ask.ID)+`,"result":{"action":"accept","content":{"decision":"accept","note":"ok"}}}`+"\n")
+			line, err = c.out.ReadString('\n')
+			if err != nil || !strings.HasPrefix(line, `{"jsonrpc":"2.0","id":5,"result":{"content"`) || !strings.Contains(line, `\"status\":\"approved\"`) {
+				t.Fatalf("the call answered %.600s, %v", line, err)
+			}
+			// The client answers the elicitation with an error; the SDK
+			// rewrites one coded "method not found".
+			for i, code := range []string{"-32000", "-32601"} {
+				io.WriteString(c.in, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"workspace_edit","arguments":{"action":"apply","operations":[{"type":"create","path":"refused.txt","content":"hi\n"}]}}}`+"\n")
+				line, err = c.out.ReadString('\n')
+				if err != nil || json.Unmarshal([]byte(line), &ask) != nil || ask.Method != "elicitation/create" {
+					t.Fatalf("instead of an elicitation: %.400s, %v", line, err)
+				}
+				io.WriteString(c.in, `{"jsonrpc":"2.0","id":`+string(ask.ID)+`,"error":{"code":`+code+`,"message":"no forms here"}}`+"\n")
+				if refused[direct][i], err = c.out.ReadString('\n'); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if direct && mcpserver.Taken(tr) != 3 {
+				t.Errorf("%d calls answered without the SDK, want 3", mcpserver.Taken(tr))
+			}
+		})
+	}
+	if *refused[true] != *refused[false] || !strings.Contains(refused[true][0], `"code":-32000,"message":"multi-round-trip: fulfilling input request \"approval\": calling \"elicitation/create\": no forms here"`) {
+		t.Errorf("a refused elicitation:\ndirect: %.400q\nSDK:    %.400q", refused[true], refused[false])
+	}
+}
