@@ -226,3 +226,16 @@ func TestDirectElicitsApproval(t *testing.T) {
 		t.Errorf("a refused elicitation:\ndirect: %.400q\nSDK:    %.400q", refused[true], refused[false])
 	}
 }
+
+// A call read just before stdin closes is answered before the session
+// ends.
+func TestDirectCallAnsweredAfterStdinCloses(t *testing.T) {
+	var tr mcp.Transport
+	c := serveOn(t, mcpserver.Options{Workspace: workspace.Options{Root: readWorkspace(t)}, Poll: -1}, counted(&tr))
+	io.WriteString(c.in, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"workspace_inspect","arguments":{"action":"read","path":"lines.txt"}}}`+"\n")
+	c.in.Close()
+	line, err := c.out.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, `{"jsonrpc":"2.0","id":9,"result":{"content"`) || mcpserver.Taken(tr) != 1 {
+		t.Fatalf("after stdin closed (%d taken): %.300s, %v", mcpserver.Taken(tr), line, err)
+	}
+}

@@ -139,9 +139,16 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 
 // runDirect is the SDK's Server.Run on the stdio transport, keeping the
 // session so that the transport can answer tool calls itself.
+// Its log lines are the SDK's.
 func (s *Server) runDirect(ctx context.Context, st *stdio) error {
+	log := s.opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log.Info("server run start")
 	ss, err := s.mcp.Connect(ctx, st, nil)
 	if err != nil {
+		log.Error("server connect failed", "error", err)
 		return err
 	}
 	st.direct.start(ctx, ss, s)
@@ -151,8 +158,14 @@ func (s *Server) runDirect(ctx context.Context, st *stdio) error {
 	case <-ctx.Done():
 		ss.Close()
 		<-ended
+		log.Error("server run cancelled", "error", ctx.Err())
 		return ctx.Err()
 	case err := <-ended:
+		if err != nil {
+			log.Error("server session ended with error", "error", err)
+		} else {
+			log.Info("server session ended")
+		}
 		return err
 	}
 }
