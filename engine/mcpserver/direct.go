@@ -56,55 +56,63 @@ func (d *direct) start(ctx context.Context, ss *mcp.ServerSession, s *Server) {
 }
 
 // take answers req here, or records it as the SDK's and returns false.
+// Only the transport's reader calls it, so an id it finds free stays free
+// while the params are read (outside the lock, which writers take).
 func (d *direct) take(req *jsonrpc.Request) bool {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.calls == nil {
-		d.calls = map[jsonrpc.ID]context.CancelFunc{}
-	}
 	cancel, inUse := d.calls[req.ID]
+	ss, s, base, conn := d.session, d.server, d.ctx, d.conn
+	d.mu.Unlock()
 	if inUse {
 		if cancel == nil {
 			return false // the SDK refuses it itself
 		}
 		// What the SDK does with an id in use: drops the call unanswered.
-		d.conn.t.inflight.add(-1)
+		conn.t.inflight.add(-1)
 		return true
 	}
-	ss, h, p := d.accept(req)
+	var h mcp.ToolHandler
+	var p *mcp.CallToolParamsRaw
+	if !d.off && ss != nil {
+		h, p = accept(req, ss, s)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.calls == nil {
+		d.calls = map[jsonrpc.ID]context.CancelFunc{}
+	}
 	if h == nil {
 		d.calls[req.ID] = nil
 		return false
 	}
-	ctx, cancel := context.WithCancel(d.ctx)
+	ctx, cancel := context.WithCancel(base)
 	d.calls[req.ID] = cancel
 	d.taken++
-	conn := d.conn
-	d.server.warm.start(func() {
+	s.warm.start(func() {
 		defer cancel()
 		conn.answer(d.respond(ctx, req.ID, ss, h, p))
 	})
 	return true
 }
 
-// accept is the session, handler and params of a call to answer here, or
-// a nil handler.
-func (d *direct) accept(req *jsonrpc.Request) (*mcp.ServerSession, mcp.ToolHandler, *mcp.CallToolParamsRaw) {
-	if d.off || sdkCompat() || req.Method != "tools/call" || d.session == nil || d.conn == nil {
-		return nil, nil, nil
+// accept is the handler and params of a call to answer here, or a nil
+// handler.
+func accept(req *jsonrpc.Request, ss *mcp.ServerSession, s *Server) (mcp.ToolHandler, *mcp.CallToolParamsRaw) {
+	if sdkCompat() || req.Method != "tools/call" {
+		return nil, nil
 	}
-	if ip := d.session.InitializeParams(); ip == nil || ip.ProtocolVersion >= sessionless {
-		return nil, nil, nil
+	if ip := ss.InitializeParams(); ip == nil || ip.ProtocolVersion >= sessionless {
+		return nil, nil
 	}
 	p, ok := callParams(req.Params)
 	if !ok {
-		return nil, nil, nil
+		return nil, nil
 	}
-	handlers := d.server.handlers.Load()
-	if handlers == nil || (*handlers)[p.Name] == nil {
-		return nil, nil, nil
+	handlers := s.handlers.Load()
+	if handlers == nil {
+		return nil, nil
 	}
-	return d.session, (*handlers)[p.Name], p
+	return (*handlers)[p.Name], p
 }
 
 // methodNotFound matches any error with the code, as the SDK's does.
