@@ -1008,3 +1008,65 @@ func TestMCPReadSeesFileAndDenyChanges(t *testing.T) {
 		t.Errorf("after denyPaths was lifted: %q", got)
 	}
 }
+
+// notifications/cancelled ends a call in flight: a wait for output from a
+// silent job answers at once instead of after its 30 s.
+func TestMCPCancelledCallEnds(t *testing.T) {
+	dir := mcpWorkspace(t, `{"permissionMode": 2, "commands": {"allow": ["sleep"]}}`)
+	cmd := exec.Command(awBin, "mcp", "--root", dir)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"-userconfig", "AW_ROOT=")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	lines := make(chan string)
+	go func() {
+		r := bufio.NewReader(stdout)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- line
+		}
+	}()
+	recv := func(within time.Duration) string {
+		t.Helper()
+		select {
+		case line := <-lines:
+			return line
+		case <-time.After(within):
+			t.Fatalf("no response within %v", within)
+		}
+		return ""
+	}
+	send := func(s string) { io.WriteString(stdin, s+"\n") }
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	recv(10 * time.Second)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"workspace_command","arguments":{"action":"start","executable":"sleep","args":["60"]}}}`)
+	var start map[string]any
+	json.Unmarshal([]byte(recv(10*time.Second)), &start)
+	job, _ := get(start, ".result.structuredContent.data.jobId").(string)
+	if job == "" {
+		t.Fatalf("start: %v", start)
+	}
+	defer func() {
+		send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"workspace_command","arguments":{"action":"cancel","all":true}}}`)
+		recv(10 * time.Second)
+	}()
+	send(`{"jsonrpc":"2.0","id":"w-1","method":"tools/call","params":{"name":"workspace_command","arguments":{"action":"output","job_id":"` + job + `","wait_ms":30000}}}`)
+	time.Sleep(300 * time.Millisecond)
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w-1","reason":"test"}}`)
+	if resp := recv(10 * time.Second); !strings.HasPrefix(resp, `{"jsonrpc":"2.0","id":"w-1","result":`) {
+		t.Fatalf("the cancelled call answered %.300s", resp)
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if resp := recv(10 * time.Second); !strings.Contains(resp, `"id":3,"result":{}`) {
+		t.Errorf("ping after the cancel: %.300s", resp)
+	}
+}

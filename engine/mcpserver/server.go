@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,6 +64,10 @@ type Server struct {
 	closeChannel func()
 
 	warm warm // the goroutines tool calls run on
+	// handlers are the registered tools' handlers, for the calls the stdio
+	// transport answers itself (see direct.go); stored once the SDK has
+	// the same tools.
+	handlers atomic.Pointer[map[string]mcp.ToolHandler]
 }
 
 // pendingApproval is a staged approval the server offered to the human by
@@ -105,7 +110,8 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if st, ok := t.(*stdio); ok {
+	st, isStdio := t.(*stdio)
+	if isStdio {
 		// The sessions' handlers see the store through their contexts.
 		ctx = context.WithValue(ctx, precodedKey{}, st.pre)
 	}
@@ -119,11 +125,49 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 			s.closeChannel()
 		}
 	}()
-	err := s.mcp.Run(ctx, t)
+	var err error
+	if isStdio {
+		err = s.runDirect(ctx, st)
+	} else {
+		err = s.mcp.Run(ctx, t)
+	}
 	if err != nil && ctx.Err() == nil && isClosed(err) {
 		return nil
 	}
 	return err
+}
+
+// runDirect is the SDK's Server.Run on the stdio transport, keeping the
+// session so that the transport can answer tool calls itself.
+// Its log lines are the SDK's.
+func (s *Server) runDirect(ctx context.Context, st *stdio) error {
+	log := s.opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log.Info("server run start")
+	ss, err := s.mcp.Connect(ctx, st, nil)
+	if err != nil {
+		log.Error("server connect failed", "error", err)
+		return err
+	}
+	st.direct.start(ctx, ss, s)
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		log.Error("server run cancelled", "error", ctx.Err())
+		return ctx.Err()
+	case err := <-ended:
+		if err != nil {
+			log.Error("server session ended with error", "error", err)
+		} else {
+			log.Info("server session ended")
+		}
+		return err
+	}
 }
 
 func isClosed(err error) bool {
@@ -204,16 +248,21 @@ func (s *Server) Sync() {
 	s.stamp = s.settingsStamp()
 	want := map[string]*mcp.Tool{}
 	handlers := map[string]mcp.ToolHandler{}
+	// The transport's own calls run on a kept goroutine already.
+	direct := map[string]mcp.ToolHandler{}
 	ws, err := s.open()
 	if err != nil {
 		want[StatusTool] = statusTool(err)
 		handlers[StatusTool] = s.callStatus
+		direct[StatusTool] = s.callStatus
 	} else {
 		for _, t := range schema.Registered(ws) {
 			want[t.Name] = mcpTool(t)
 			handlers[t.Name] = s.callWarm
+			direct[t.Name] = s.callTool
 		}
 	}
+	defer s.handlers.Store(&direct)
 	var gone []string
 	for name := range s.defs {
 		if _, ok := want[name]; !ok {
@@ -582,17 +631,21 @@ type warm struct{ jobs chan func() }
 // again here, on the caller's goroutine.
 func (w *warm) run(f func()) {
 	done := make(chan any, 1)
-	job := func() {
+	w.start(func() {
 		defer func() { done <- recover() }()
 		f()
+	})
+	if p := <-done; p != nil {
+		panic(p)
 	}
+}
+
+// start runs job on a kept goroutine without waiting for it.
+func (w *warm) start(job func()) {
 	select {
 	case w.jobs <- job:
 	default:
 		go w.keep(job)
-	}
-	if p := <-done; p != nil {
-		panic(p)
 	}
 }
 

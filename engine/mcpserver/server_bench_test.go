@@ -46,8 +46,17 @@ func serve(t testing.TB, opts mcpserver.Options) *lineClient {
 	return serveOn(t, opts, mcpserver.Transport)
 }
 
-// serveOn runs a server on the transport made by transport over pipes.
+// serveOn runs a server on the transport made by transport over pipes and
+// initializes a session.
 func serveOn(t testing.TB, opts mcpserver.Options, transport func(io.Reader, io.Writer) mcp.Transport) *lineClient {
+	c := startOn(t, opts, transport)
+	c.send(t, initialize)
+	io.WriteString(c.in, initialized+"\n")
+	return c
+}
+
+// startOn runs a server on the transport made by transport over pipes.
+func startOn(t testing.TB, opts mcpserver.Options, transport func(io.Reader, io.Writer) mcp.Transport) *lineClient {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	srv := mcpserver.New(opts)
@@ -55,10 +64,7 @@ func serveOn(t testing.TB, opts mcpserver.Options, transport func(io.Reader, io.
 	done := make(chan struct{})
 	go func() { srv.Run(ctx, transport(inR, outW)); close(done) }()
 	t.Cleanup(func() { inW.Close(); cancel(); outR.Close(); <-done })
-	c := &lineClient{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
-	c.send(t, initialize)
-	io.WriteString(inW, initialized+"\n")
-	return c
+	return &lineClient{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
 }
 
 const (

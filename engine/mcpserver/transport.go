@@ -33,7 +33,7 @@ import (
 func Transport(in io.Reader, out io.Writer) mcp.Transport {
 	f := &inflight{}
 	f.idle = sync.NewCond(&f.mu)
-	return &stdio{in: bufio.NewReaderSize(Pollable(in), 64<<10), w: &lineWriter{w: out}, inflight: f, pre: newPrecoded()}
+	return &stdio{in: bufio.NewReaderSize(Pollable(in), 64<<10), w: &lineWriter{w: out}, inflight: f, pre: newPrecoded(), direct: &direct{}}
 }
 
 // stdio is the transport Transport returns; Server.Run recognises it.
@@ -42,10 +42,14 @@ type stdio struct {
 	w        *lineWriter
 	inflight *inflight
 	pre      *precoded
+	direct   *direct
 }
 
 func (t *stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &conn{t: t, incoming: make(chan received), closed: make(chan struct{})}
+	t.direct.mu.Lock()
+	t.direct.conn = c
+	t.direct.mu.Unlock()
 	go c.readAll()
 	return c, nil
 }
@@ -95,6 +99,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, isResponse := msg.(*jsonrpc.Response)
 	if isResponse {
 		// Answered, even when the answer is not written below.
+		c.t.direct.answered(resp.ID)
 		defer c.t.inflight.add(-1)
 	}
 	// A write on a context that has ended is an error, as in the SDK's
@@ -113,6 +118,21 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	return c.write(msg)
+}
+
+// answer writes the response to a call the transport answered itself;
+// once the session is closed nothing is written, as the SDK writes
+// nothing then.
+func (c *conn) answer(resp *jsonrpc.Response) {
+	ctx := context.Background()
+	select {
+	case <-c.closed:
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		ctx = ended
+	default:
+	}
+	c.Write(ctx, resp)
 }
 
 func (c *conn) write(msg jsonrpc.Message) error {
@@ -144,10 +164,9 @@ func (t *stdio) next() (jsonrpc.Message, error) {
 		} else if len(trimmed) > 0 {
 			switch msg, id, why := decode(trimmed); why {
 			case "":
-				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-					t.inflight.add(1)
+				if !t.answers(msg) {
+					return msg, nil
 				}
-				return msg, nil
 			case "parse":
 				t.w.reply(nil, jsonrpc.CodeParseError, "Parse error: the line is not JSON; send one JSON-RPC message per line")
 			default:
@@ -161,6 +180,23 @@ func (t *stdio) next() (jsonrpc.Message, error) {
 			return nil, err
 		}
 	}
+}
+
+// answers reports whether the transport answers msg itself (see direct);
+// the SDK gets every other message.
+func (t *stdio) answers(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return false
+	}
+	if !req.IsCall() {
+		if req.Method == "notifications/cancelled" {
+			t.direct.cancel(req.Params)
+		}
+		return false
+	}
+	t.inflight.add(1)
+	return t.direct.take(req)
 }
 
 // readLine is the next line without its newline; one longer than max is
