@@ -125,7 +125,9 @@ func TestWarmKeepsGoroutinesAndPanics(t *testing.T) {
 	for range 100 {
 		w.run(func() {})
 	}
-	if after := runtime.NumGoroutine(); after > before {
+	// A call may find its predecessor's goroutine not yet back at the
+	// queue and start one more (kept too); a goroutine per call is the bug.
+	if after := runtime.NumGoroutine(); after > before+10 {
 		t.Errorf("100 calls in turn left %d goroutines, %d before", after, before)
 	}
 	defer func() {
