@@ -23,7 +23,8 @@ var (
 	bashWasm []byte
 )
 
-// grammars are the embedded grammars by language id.
+// grammars are the embedded grammars by language id (the tree store's
+// tests reach a language's grammar through it).
 var grammars = map[string]*grammar{}
 
 // treeSitter makes a language parsed by an embedded grammar.

@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -155,9 +157,6 @@ func (d *recordReader) node() *Node {
 // saveTree writes a source's record by rename, so a reader sees a whole
 // record or none.
 func saveTree(dir string, sum [sha256.Size]byte, t *Tree, ok bool) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return
-	}
 	b := make([]byte, storeHeader, storeHeader+len(t.Src))
 	copy(b, storeMagic)
 	copy(b[len(storeMagic):], sum[:])
@@ -189,6 +188,10 @@ func saveTree(dir string, sum [sha256.Size]byte, t *Tree, ok bool) {
 	binary.LittleEndian.PutUint32(h[8:], uint32(count))
 	binary.LittleEndian.PutUint32(h[12:], checksum(b[storeHeader:]))
 	f, err := os.CreateTemp(dir, ".tmp-")
+	if errors.Is(err, fs.ErrNotExist) && os.MkdirAll(dir, 0o700) == nil {
+		// The first record of this grammar (or the store was deleted).
+		f, err = os.CreateTemp(dir, ".tmp-")
+	}
 	if err != nil {
 		return
 	}

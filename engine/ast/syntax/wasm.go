@@ -217,7 +217,7 @@ func (g *grammar) parse(src []byte) (*Tree, bool, error) {
 		return nil, false, err
 	}
 	dir := ""
-	var sum [32]byte
+	var sum [sha256.Size]byte
 	if len(src) >= storeMin {
 		dir = storeDir(g.id)
 	}
@@ -338,9 +338,9 @@ func onlyMissingSemicolons(raw []byte, kinds []string) bool {
 
 // flatTree reads the module's records: kind|named<<16|extra<<17, start,
 // end, child count. Comments (extras) and zero-width nodes (a missing
-// token, an automatic semicolon) are left out of the tree. Records read
-// back from the tree store are checked as they are read: one out of range
-// marks the tree damaged.
+// token, an automatic semicolon) are left out of the tree. A record out
+// of range (a module that misbehaved) marks the tree damaged instead of
+// panicking.
 type flatTree struct {
 	raw     []byte
 	kinds   []string
